@@ -1,0 +1,37 @@
+// Step 02: global-memory coalescing. The same arithmetic as step 01, but
+// consecutive threads of a warp take consecutive COLUMNS of C: the warp reads
+// one A element (a broadcast) and 32 consecutive B elements (128 bytes, four
+// sectors) per k. See docs/kernels/02_coalesced.md.
+#include "common/check.h"
+#include "common/registry.h"
+#include "common/tile.cuh"
+
+namespace {
+
+constexpr int BLOCK = 32;  // 32 x 32 = 1024 threads per block
+
+__global__ void sgemm_02_coalesced(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                                   float* C) {
+    // threadIdx.x varies fastest within a warp: here it picks the column.
+    const int col = blockIdx.x * BLOCK + threadIdx.x;
+    const int row = blockIdx.y * BLOCK + threadIdx.y;
+    if (row >= M || col >= N) return;
+
+    const float* a = A + static_cast<size_t>(row) * K;  // row `row` of A: the same for the whole warp
+    const float* b = B + col;                           // column `col` of B: consecutive across lanes
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k) acc += a[k] * b[static_cast<size_t>(k) * N];
+
+    sgemm::store_c(C, N, row, col, M, N, acc, alpha, beta);
+}
+
+void launch(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+            cudaStream_t stream) {
+    const dim3 block(BLOCK, BLOCK);
+    const dim3 grid(sgemm::ceil_div(N, BLOCK), sgemm::ceil_div(M, BLOCK));
+    sgemm::launch_checked(sgemm_02_coalesced, grid, block, 0, stream, M, N, K, alpha, A, B, beta, C);
+}
+
+}  // namespace
+
+static const sgemm::Registration registration{2, "coalesced", "consecutive threads on consecutive columns of C: coalesced B loads, broadcast A", launch};

@@ -1,0 +1,102 @@
+// Step 03: shared-memory caching. The block walks along K in 32-wide steps; at
+// each step its 1024 threads copy a 32 x 32 tile of A and one of B into shared
+// memory (one element each, coalesced), synchronize, and then every thread
+// reads its row of the A tile and its column of the B tile from shared memory.
+// Each global element loaded is now used by 32 threads instead of one.
+// See docs/kernels/03_smem_caching.md.
+#include "common/check.h"
+#include "common/registry.h"
+#include "common/tile.cuh"
+
+namespace {
+
+// kCheckEdges = false drops all edge handling (tuning variant 103).
+template <int BM, int BN, int BK, bool kCheckEdges>
+__global__ void __launch_bounds__(BM * BN)
+    sgemm_03_smem_caching(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+    constexpr int kThreads = BM * BN;  // one thread per output of the block tile
+    static_assert(kThreads <= 1024, "a block has at most 1024 threads");
+    static_assert(kThreads % BK == 0 && BM % (kThreads / BK) == 0,
+                  "one pass of the block copies whole rows of the A tile, and the passes cover it evenly");
+    static_assert(kThreads % BN == 0 && BK % (kThreads / BN) == 0,
+                  "one pass of the block copies whole rows of the B tile, and the passes cover it evenly");
+    constexpr int kALoads = BM * BK / kThreads;  // A elements each thread copies per k-tile
+    constexpr int kBLoads = BK * BN / kThreads;  // B elements each thread copies per k-tile
+
+    __shared__ float As[BM][BK];
+    __shared__ float Bs[BK][BN];
+
+    const int tid = threadIdx.x;
+    const int block_row = blockIdx.y * BM;  // first row of this block's C tile
+    const int block_col = blockIdx.x * BN;  // first column of this block's C tile
+    // Thread (ty, tx) owns output (ty, tx) of the block tile; a warp is 32 consecutive columns of one row.
+    const int tx = tid % BN;
+    const int ty = tid / BN;
+    // Which elements this thread copies into shared memory (pass p adds p * kThreads / BK rows).
+    const int a_row = tid / BK, a_col = tid % BK;
+    const int b_row = tid / BN, b_col = tid % BN;
+
+    // Uniform per block: interior blocks never test an index against M or N.
+    const bool interior = block_row + BM <= M && block_col + BN <= N;
+
+    float acc = 0.0f;
+
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        // ---- global -> registers. One uniform branch per k-tile: full tiles load
+        // without predicates; edge tiles pad with zeros outside A and B.
+        const bool full = !kCheckEdges || (interior && k0 + BK <= K);
+        float a_ld[kALoads], b_ld[kBLoads];
+        if (full) {
+#pragma unroll
+            for (int p = 0; p < kALoads; ++p)
+                a_ld[p] = A[static_cast<size_t>(block_row + a_row + p * (kThreads / BK)) * K + k0 + a_col];
+#pragma unroll
+            for (int p = 0; p < kBLoads; ++p)
+                b_ld[p] = B[static_cast<size_t>(k0 + b_row + p * (kThreads / BN)) * N + block_col + b_col];
+        } else {
+#pragma unroll
+            for (int p = 0; p < kALoads; ++p)
+                a_ld[p] = sgemm::load_or_zero(A, K, block_row + a_row + p * (kThreads / BK), k0 + a_col, M, K);
+#pragma unroll
+            for (int p = 0; p < kBLoads; ++p)
+                b_ld[p] = sgemm::load_or_zero(B, N, k0 + b_row + p * (kThreads / BN), block_col + b_col, K, N);
+        }
+        // ---- registers -> shared memory: consecutive threads, consecutive words.
+#pragma unroll
+        for (int p = 0; p < kALoads; ++p) As[a_row + p * (kThreads / BK)][a_col] = a_ld[p];
+#pragma unroll
+        for (int p = 0; p < kBLoads; ++p) Bs[b_row + p * (kThreads / BN)][b_col] = b_ld[p];
+        __syncthreads();
+
+        // ---- compute: per k, 2 shared loads (a broadcast of A, consecutive B) for 1 FMA.
+#pragma unroll
+        for (int k = 0; k < BK; ++k) acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();  // everyone is done with this tile before it is overwritten
+    }
+
+    // ---- epilogue: C = alpha * acc + beta * C, unchecked in interior blocks.
+    const int row = block_row + ty;
+    const int col = block_col + tx;
+    if (!kCheckEdges || interior)
+        sgemm::store_c_unchecked(C, N, row, col, acc, alpha, beta);
+    else
+        sgemm::store_c(C, N, row, col, M, N, acc, alpha, beta);
+}
+
+constexpr int kBM = 32, kBN = 32, kBK = 32;  // 1024 threads, one output each
+
+template <bool kCheckEdges>
+void launch(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+            cudaStream_t stream) {
+    const dim3 block(kBM * kBN);
+    const dim3 grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
+    sgemm::launch_checked(sgemm_03_smem_caching<kBM, kBN, kBK, kCheckEdges>, grid, block, 0, stream, M, N, K, alpha, A,
+                          B, beta, C);
+}
+
+}  // namespace
+
+static const sgemm::Registration registration{3, "smem_caching", "32x32 tiles of A and B staged in shared memory, one output per thread", launch<true>};
+#ifdef SGEMM_TUNING
+static const sgemm::Registration registration_noedge{103, "smem_caching_noedge", "step 03 without edge handling (M, N, K multiples of 32)", launch<false>, sgemm::kTileMultiplesOnly};
+#endif

@@ -1,0 +1,125 @@
+// Device-side plumbing shared by the kernels: bounds-checked global loads, the
+// alpha/beta epilogue and cp.async wrappers. Kept to mechanics only: each
+// kernel file still shows its own tiling, indexing and loop structure.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sgemm {
+
+// True when rows of a matrix with leading dimension `ld` starting at `base`
+// may be read or written as float4: every row start is 16-byte aligned.
+inline bool rows_are_16b_aligned(const void* base, int ld) {
+    return ld % 4 == 0 && reinterpret_cast<std::uintptr_t>(base) % 16 == 0;
+}
+
+// One element of a row-major matrix, or 0 outside it: edge tiles are padded
+// with zeros so that the inner product loop needs no bounds checks.
+__device__ __forceinline__ float load_or_zero(const float* base, int ld, int row, int col, int rows, int cols) {
+    return (row < rows && col < cols) ? base[static_cast<std::size_t>(row) * ld + col] : 0.0f;
+}
+
+// Four consecutive elements of one row starting at `col` (a multiple of 4).
+// One 16-byte load (LDG.E.128) when the row is 16-byte aligned (`vec_ok`) and
+// all four are inside the matrix; otherwise four guarded scalar loads.
+__device__ __forceinline__ float4 load4_or_zero(const float* base, int ld, int row, int col, int rows, int cols,
+                                                bool vec_ok) {
+    if (row < rows) {
+        const float* p = base + static_cast<std::size_t>(row) * ld + col;
+        if (vec_ok && col + 3 < cols) return *reinterpret_cast<const float4*>(p);
+        return make_float4(col < cols ? p[0] : 0.0f, col + 1 < cols ? p[1] : 0.0f, col + 2 < cols ? p[2] : 0.0f,
+                           col + 3 < cols ? p[3] : 0.0f);
+    }
+    return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+// The epilogue of one element: C = alpha * acc + beta * C. With beta == 0 C is
+// never read (BLAS semantics), so NaN or garbage in C cannot leak into the result.
+__device__ __forceinline__ float scale(float acc, float alpha, float beta, const float* c) {
+    return beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
+}
+
+__device__ __forceinline__ void store_c(float* C, int ldc, int row, int col, int M, int N, float acc, float alpha,
+                                        float beta) {
+    if (row < M && col < N) {
+        float* c = C + static_cast<std::size_t>(row) * ldc + col;
+        *c = scale(acc, alpha, beta, c);
+    }
+}
+
+// Four consecutive outputs of one row; one 16-byte store (STG.E.128) when aligned
+// and in range, guarded scalar stores at the right and bottom edges.
+__device__ __forceinline__ void store_c4(float* C, int ldc, int row, int col, int M, int N, float4 acc, float alpha,
+                                         float beta, bool vec_ok) {
+    if (row >= M) return;
+    float* c = C + static_cast<std::size_t>(row) * ldc + col;
+    if (vec_ok && col + 3 < N) {
+        float4 out;
+        if (beta == 0.0f) {
+            out = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
+        } else {
+            const float4 old = *reinterpret_cast<const float4*>(c);
+            out = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y,
+                              alpha * acc.z + beta * old.z, alpha * acc.w + beta * old.w);
+        }
+        *reinterpret_cast<float4*>(c) = out;
+        return;
+    }
+    const float v[4] = {acc.x, acc.y, acc.z, acc.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+        if (col + i < N) c[i] = scale(v[i], alpha, beta, c + i);
+}
+
+// store_c / store_c4 without bounds checks, for a block that the caller has
+// found to lie wholly inside C (for store_c4_unchecked: rows 16-byte aligned and
+// `col` a multiple of 4). Used on the fast path so that interior blocks run no
+// per-element predicates; edge blocks use the checked forms above.
+__device__ __forceinline__ void store_c_unchecked(float* C, int ldc, int row, int col, float acc, float alpha,
+                                                  float beta) {
+    float* c = C + static_cast<std::size_t>(row) * ldc + col;
+    *c = scale(acc, alpha, beta, c);
+}
+
+__device__ __forceinline__ void store_c4_unchecked(float* C, int ldc, int row, int col, float4 acc, float alpha,
+                                                   float beta) {
+    float4* c = reinterpret_cast<float4*>(C + static_cast<std::size_t>(row) * ldc + col);
+    float4 out;
+    if (beta == 0.0f) {  // C is never read
+        out = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
+    } else {
+        const float4 old = *c;
+        out = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y, alpha * acc.z + beta * old.z,
+                          alpha * acc.w + beta * old.w);
+    }
+    *c = out;
+}
+
+// ---- cp.async (sm_80+): global -> shared copies that bypass registers (LDGSTS) ----
+
+// Copies `src_bytes` (0..16) bytes and zero-fills the rest of the 16-byte
+// destination: src_bytes = 0 pads an edge tile with zeros without reading
+// global memory. `.cg` caches in L2 only: the tile is reused from shared memory.
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(src_bytes));
+}
+
+// 4-byte form for rows that are not 16-byte aligned (src_bytes 0 or 4).
+__device__ __forceinline__ void cp_async4(void* smem, const void* gmem, int src_bytes) {
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(src_bytes));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+// Waits until at most `Pending` committed groups are still in flight.
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+}
+
+}  // namespace sgemm

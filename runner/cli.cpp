@@ -1,0 +1,121 @@
+#include "cli.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <sstream>
+
+namespace sgemm {
+
+namespace {
+
+int parse_dim(std::string_view part, std::string_view whole) {
+    long long value = 0;
+    const auto* end = part.data() + part.size();
+    const auto [ptr, ec] = std::from_chars(part.data(), end, value);
+    if (part.empty() || ec != std::errc() || ptr != end)
+        throw UsageError("malformed size '" + std::string(whole) + "': expected M,N,K with positive integers");
+    if (value <= 0)
+        throw UsageError("size '" + std::string(whole) + "': every dimension must be at least 1");
+    if (value > 2147483647LL)
+        throw UsageError("size '" + std::string(whole) + "': dimensions must be below 2^31");
+    return static_cast<int>(value);
+}
+
+std::vector<std::string> split(std::string_view text, char sep) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (true) {
+        const size_t pos = text.find(sep, start);
+        parts.emplace_back(text.substr(start, pos - start));
+        if (pos == std::string_view::npos) break;
+        start = pos + 1;
+    }
+    return parts;
+}
+
+}  // namespace
+
+Size parse_size(std::string_view text) {
+    std::string normalized(text);
+    std::replace(normalized.begin(), normalized.end(), 'x', ',');
+    const auto parts = split(normalized, ',');
+    if (parts.size() != 3)
+        throw UsageError("malformed size '" + std::string(text) + "': expected M,N,K (three numbers)");
+    return {parse_dim(parts[0], text), parse_dim(parts[1], text), parse_dim(parts[2], text)};
+}
+
+std::string kernel_list() {
+    std::ostringstream out;
+    for (const auto& k : registry()) {
+        char line[64];
+        std::snprintf(line, sizeof line, "%3d  %-28s ", k.number, k.name.c_str());
+        out << line << k.idea << '\n';
+    }
+    return out.str();
+}
+
+std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& keys) {
+    std::vector<const KernelInfo*> chosen;
+    auto add = [&](const KernelInfo* k) {
+        if (k->number != 0 && std::find(chosen.begin(), chosen.end(), k) == chosen.end()) chosen.push_back(k);
+    };
+    for (const auto& key : keys) {
+        for (const auto& part : split(key, ',')) {
+            if (part == "all") {
+                for (const auto& k : registry()) add(&k);
+            } else if (const KernelInfo* k = find_kernel(part)) {
+                add(k);
+            } else {
+                throw UsageError("unknown kernel '" + part + "'. Valid kernels (number or name):\n" + kernel_list());
+            }
+        }
+    }
+    std::sort(chosen.begin(), chosen.end(), [](auto* a, auto* b) { return a->number < b->number; });
+    return chosen;
+}
+
+bool parse_options(int argc, const char* const* argv, Options& out) {
+    CLI::App app{
+        "sgemm_runner: runs the sgemm-steps kernels (row-major C = alpha*A*B + beta*C, FP32), checks each\n"
+        "against a float64 reference, and times it next to cuBLAS in the same run.\n"
+        "Exit codes: 0 all checks passed, 1 a kernel failed its check, 2 bad usage, 3 CUDA/runtime error."};
+    std::vector<std::string> sizes;
+    app.add_option("-k,--kernel", out.kernels,
+                   "Kernels to run: a number (7), a name (warptiling, 07_warptiling), a comma list, or 'all'. "
+                   "cuBLAS (0) always runs as the baseline")
+        ->default_str("all");
+    app.add_option("-s,--size", sizes, "Problem size M,N,K (repeatable; default 4096,4096,4096)");
+    app.add_option("--alpha", out.alpha, "alpha in C = alpha*A*B + beta*C")->capture_default_str();
+    app.add_option("--beta", out.beta, "beta; with 0, C is write-only and filled with NaN beforehand")
+        ->capture_default_str();
+    app.add_option("--warmup", out.warmup, "Untimed launches before timing")->capture_default_str()->check(
+        CLI::NonNegativeNumber);
+    app.add_option("--reps", out.reps, "Timed launches; the median and minimum are reported")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--seed", out.seed, "Seed of the random inputs (uniform in [-1, 1], fresh for each size)")
+        ->capture_default_str();
+    app.add_option("--json", out.json, "Also write the results to this JSON file (docs/json-format.md)");
+    app.add_flag("--list", out.list, "List the registered kernels, one per line: number, name, idea");
+    app.add_option("--device", out.device, "CUDA device index")->capture_default_str()->check(
+        CLI::NonNegativeNumber);
+    app.add_flag("!--no-check", out.check, "Skip the float64 reference and the correctness checks");
+    app.add_flag("--hot-l2", out.hot_l2,
+                 "Time back-to-back launches with a warm L2 (default: the L2 is flushed before each timed launch)");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        std::fputs(app.help().c_str(), stdout);
+        return false;
+    } catch (const CLI::ParseError& e) {
+        throw UsageError(e.what());
+    }
+    out.sizes.clear();
+    for (const auto& s : sizes) out.sizes.push_back(parse_size(s));
+    return true;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,55 @@
+// Command-line options of sgemm_runner, parsed with CLI11.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/registry.h"
+
+namespace sgemm {
+
+// Bad usage: the runner prints the message and exits with code 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Size {
+    int M = 0, N = 0, K = 0;
+    friend bool operator==(const Size&, const Size&) = default;
+};
+
+// "M,N,K" (also "MxNxK"), each a positive integer below 2^31. Throws UsageError.
+Size parse_size(std::string_view text);
+
+struct Options {
+    std::vector<std::string> kernels{"all"};
+    std::vector<Size> sizes;  // empty after parsing means the default 4096^3
+    float alpha = 1.0f;
+    float beta = 0.0f;
+    int warmup = 5;
+    int reps = 20;
+    std::uint64_t seed = 20261121;
+    std::string json;
+    bool list = false;
+    int device = 0;
+    bool check = true;
+    bool hot_l2 = false;
+};
+
+// Parses argv. Returns false when the program should exit 0 at once (--help
+// was printed). Throws UsageError on anything malformed.
+bool parse_options(int argc, const char* const* argv, Options& out);
+
+// Resolves --kernel entries ("all", numbers, names, comma lists) against the
+// registry, in registry order, without duplicates. cuBLAS (0) is not added
+// here: the runner always times it as the baseline. Throws UsageError that
+// lists the valid kernels on an unknown one.
+std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& keys);
+
+// "  0  cublas          cuBLAS SGEMM ..." one line per registered kernel.
+std::string kernel_list();
+
+}  // namespace sgemm

@@ -1,0 +1,63 @@
+#include "verify.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sgemm {
+
+// Why 8 u (sqrt(K) + 2)?
+// Each C element is a K-term FP32 dot product. With independent zero-mean
+// inputs (uniform in [-1, 1] in every check) the partial sums form a random
+// walk, and the rounding error of step j is at most u times a partial sum of
+// size ~sqrt(j): the errors add up to ~u K sigma / sqrt(6) against a result of
+// ~sigma sqrt(K), a relative error of ~0.41 u sqrt(K) for plain recursive
+// summation (blocked or split sums, as cuBLAS and the tiled kernels do, are
+// smaller). Over M*N elements the normwise error concentrates at that value.
+// The "+2" covers the rounding of alpha*acc and of the beta*C add, and the
+// factor 8 leaves ~20x headroom over the expectation. The bound stays below
+// 1e-4 up to K = 16384 (6.2e-5 there), so a result that is off by 1e-4
+// relative, or computed in TF32 (operands rounded to 11 bits, ~3e-4), fails.
+// The worst-case bound gamma_K ~ K u would be 1e-3 at K = 16384 and could not
+// tell FP32 from TF32; it is used per element instead (componentwise_gamma).
+double normwise_bound(int K) { return 8.0 * kFp32UnitRoundoff * (std::sqrt(static_cast<double>(K)) + 2.0); }
+
+double componentwise_gamma(int K) {
+    const double nu = (static_cast<double>(K) + 2.0) * kFp32UnitRoundoff;
+    return nu / (1.0 - nu);
+}
+
+double relative_error(const ErrorStats& s) {
+    if (s.nonfinite) return std::nan("");
+    if (s.sum_sq_ref == 0) return s.sum_sq_diff == 0 ? 0.0 : std::sqrt(s.sum_sq_diff);
+    return std::sqrt(s.sum_sq_diff / s.sum_sq_ref);
+}
+
+bool passes(const ErrorStats& s, int K) {
+    if (s.nonfinite || s.violations) return false;
+    // A tiny output can cancel to nearly zero (a 1x1 result of 17 products can
+    // land near 0 by chance), where a relative error means nothing. The scale is
+    // therefore max(||R||, ||Rabs|| / sqrt(K)); for random data both are
+    // ~sqrt(K)/3 per element, so this changes nothing on real problems.
+    const double scale_sq = std::max(s.sum_sq_ref, s.sum_sq_abs_ref / std::max(K, 1));
+    if (scale_sq == 0) return s.sum_sq_diff == 0;
+    return std::sqrt(s.sum_sq_diff / scale_sq) <= normwise_bound(K);
+}
+
+ErrorStats compare_host(std::span<const float> C, std::span<const double> R, std::span<const double> Rabs, int K) {
+    ErrorStats s;
+    const double gamma = componentwise_gamma(K);
+    for (size_t i = 0; i < C.size(); ++i) {
+        s.sum_sq_ref += R[i] * R[i];
+        s.sum_sq_abs_ref += Rabs[i] * Rabs[i];
+        if (!std::isfinite(C[i])) {
+            ++s.nonfinite;
+            continue;
+        }
+        const double d = static_cast<double>(C[i]) - R[i];
+        s.sum_sq_diff += d * d;
+        if (std::abs(d) > gamma * Rabs[i]) ++s.violations;
+    }
+    return s;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Run compute-sanitizer (memcheck for every kernel, racecheck and synccheck for steps >= 7) on odd shapes.
+set -uo pipefail
+
+PROG=sanitize.sh
+# shellcheck source=scripts/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+MEMCHECK_SHAPES=('257,255,263' '33,4097,17' '1,1,1')
+RACE_SHAPE=129,131,67   # racecheck is slow: small, odd
+RACE_FROM=7             # racecheck and synccheck for kernels numbered 7 and above
+
+usage() {
+    cat <<EOF
+usage: scripts/sanitize.sh [--runner PATH] [--kernels LIST] [--log-dir DIR] [--timeout S]
+
+Runs compute-sanitizer on every registered kernel (from 'sgemm_runner --list', cuBLAS included;
+tuning variants numbered $TUNING_FROM and up only when named in --kernels), one runner invocation
+per tool, kernel and shape, each as
+
+  compute-sanitizer --tool TOOL --error-exitcode 9 sgemm_runner --kernel N --size M,N,K --warmup 0 --reps 1
+
+  memcheck             all kernels, shapes ${MEMCHECK_SHAPES[*]}
+  racecheck, synccheck kernels numbered $RACE_FROM and above, shape $RACE_SHAPE, instrumenting only
+                       the kernel under test (--kernel-name kns=sgemm_NN_)
+
+The runner's own correctness check stays on, so a wrong result fails the run too.
+Prints one line per run (tool, kernel, shape, OK/FAIL) and finally
+'sanitize: N passed, M failed'.
+
+options:
+  --runner PATH   sgemm_runner binary (default: build/runner/sgemm_runner)
+  --kernels LIST  comma-separated subset (numbers or names)
+  --log-dir DIR   keep every run's log in DIR (default: a temporary directory, kept only on failure)
+  --timeout S     give up on one run after S seconds (default 900; needs coreutils timeout)
+  -h, --help      this help
+compute-sanitizer is looked up on PATH, then in \$CUDA_HOME/bin and /usr/local/cuda/bin.
+
+exit status: 0 every run passed; 1 some run failed; 2 bad arguments, unknown kernel,
+compute-sanitizer or the runner not found.
+EOF
+}
+
+RUNNER=$DEFAULT_RUNNER
+KERNELS=""
+LOG_DIR=""
+TIMEOUT=900
+while (($#)); do
+    case $1 in
+        -h | --help) usage; exit 0 ;;
+        --runner) (($# >= 2)) || die 2 "--runner needs a path"; RUNNER=$2; shift 2 ;;
+        --runner=*) RUNNER=${1#*=}; shift ;;
+        --kernels) (($# >= 2)) || die 2 "--kernels needs a list"; KERNELS=$2; shift 2 ;;
+        --kernels=*) KERNELS=${1#*=}; shift ;;
+        --log-dir) (($# >= 2)) || die 2 "--log-dir needs a directory"; LOG_DIR=$2; shift 2 ;;
+        --log-dir=*) LOG_DIR=${1#*=}; shift ;;
+        --timeout) (($# >= 2)) || die 2 "--timeout needs seconds"; TIMEOUT=$2; shift 2 ;;
+        --timeout=*) TIMEOUT=${1#*=}; shift ;;
+        *) usage >&2; die 2 "unknown argument '$1'" ;;
+    esac
+done
+[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die 2 "bad --timeout '$TIMEOUT': expected a positive number of seconds"
+
+SAN=$(find_cuda_tool compute-sanitizer) ||
+    die 2 "compute-sanitizer not found on PATH, in \$CUDA_HOME/bin or /usr/local/cuda/bin"
+check_runner "$RUNNER"
+KLIST=$(list_kernels "$RUNNER") || exit 2
+if [[ -z $KERNELS ]]; then
+    variants=$(awk -v from="$TUNING_FROM" '$1 >= from' <<<"$KLIST")
+    if [[ -n $variants ]]; then
+        echo "$PROG: skipping tuning variants $(labels <<<"$variants")(some are correct only on tile multiples;" \
+            "name them in --kernels to include them)" >&2
+        KLIST=$(awk -v from="$TUNING_FROM" '$1 < from' <<<"$KLIST")
+    fi
+else
+    selected=""
+    IFS=, read -ra keys <<<"$KERNELS"
+    for key in "${keys[@]}"; do
+        [[ -n $key ]] || continue
+        entry=$(resolve_kernel "$key" <<<"$KLIST") ||
+            die 2 "unknown kernel '$key'; registered: $(labels <<<"$KLIST")"
+        grep -qxF "$entry" <<<"$selected" || selected+="$entry"$'\n'
+    done
+    KLIST=$(sort -n <<<"$selected" | sed '/^$/d')
+fi
+
+if [[ -n $LOG_DIR ]]; then
+    mkdir -p "$LOG_DIR" || die 2 "cannot create $LOG_DIR"
+    KEEP_LOGS=1
+else
+    LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/sgemm-sanitize.XXXXXX")
+    KEEP_LOGS=0
+fi
+TIMEOUT_CMD=()
+if command -v timeout >/dev/null 2>&1; then TIMEOUT_CMD=(timeout --kill-after=30 "$TIMEOUT"); fi
+
+passed=0
+failed=0
+failures=()
+# run_one TOOL NUMBER NAME SHAPE [extra compute-sanitizer args...]
+run_one() {
+    local tool=$1 number=$2 name=$3 shape=$4
+    shift 4
+    local lbl log rc verdict
+    lbl=$(label "$number" "$name")
+    log="$LOG_DIR/${tool}_${lbl}_${shape//,/x}.log"
+    local cmd=("$SAN" --tool "$tool" --error-exitcode 9 "$@"
+               "$RUNNER" --kernel "$number" --size "$shape" --warmup 0 --reps 1)
+    {
+        printf '%q ' "${cmd[@]}"
+        echo
+    } >"$log"
+    rc=0
+    ${TIMEOUT_CMD[@]+"${TIMEOUT_CMD[@]}"} "${cmd[@]}" >>"$log" 2>&1 </dev/null || rc=$?
+    case $rc in
+        0) verdict=OK ;;
+        9) verdict="FAIL (compute-sanitizer found errors)" ;;
+        1) verdict="FAIL (runner: result check failed)" ;;
+        124 | 137) verdict="FAIL (timed out after ${TIMEOUT} s)" ;;
+        *) verdict="FAIL (exit status $rc)" ;;
+    esac
+    # Belt and braces: an error summary with errors is a failure whatever the exit status.
+    if [[ $verdict == OK ]] && grep -Eq 'ERROR SUMMARY: [1-9]' "$log"; then
+        verdict="FAIL (compute-sanitizer found errors)"
+    fi
+    printf '%-10s %-24s %-12s %s\n' "$tool" "$lbl" "${shape//,/x}" "$verdict"
+    if [[ $verdict == OK ]]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failures+=("$log")
+    fi
+}
+
+echo "$PROG: $SAN, runner $RUNNER, logs in $LOG_DIR" >&2
+while read -r number name; do
+    for shape in "${MEMCHECK_SHAPES[@]}"; do
+        run_one memcheck "$number" "$name" "$shape"
+    done
+    if ((number >= RACE_FROM)); then
+        # Instrument only the kernel under test: its __global__ function is sgemm_NN_<name>. A tuning
+        # variant (100+) may reuse its step's function under another name, so it gets no filter.
+        filter=()
+        ((number >= TUNING_FROM)) || filter=(--kernel-name "kns=$(printf 'sgemm_%02d_' "$number")")
+        for tool in racecheck synccheck; do
+            run_one "$tool" "$number" "$name" "$RACE_SHAPE" ${filter[@]+"${filter[@]}"}
+        done
+    fi
+done <<<"$KLIST"
+
+if ((failed)); then
+    echo "$PROG: logs of the failed runs:" >&2
+    printf '  %s\n' "${failures[@]}" >&2
+elif ((!KEEP_LOGS)); then
+    rm -rf "$LOG_DIR"
+fi
+echo "sanitize: $passed passed, $failed failed"
+((failed == 0))

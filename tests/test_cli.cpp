@@ -1,0 +1,117 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "cli.h"
+
+using namespace sgemm;
+
+TEST(ParseSize, AcceptsCommaAndTimesSeparators) {
+    EXPECT_EQ(parse_size("4096,4096,4096"), (Size{4096, 4096, 4096}));
+    EXPECT_EQ(parse_size("1,1,1"), (Size{1, 1, 1}));
+    EXPECT_EQ(parse_size("33x4097x17"), (Size{33, 4097, 17}));
+    EXPECT_EQ(parse_size("2147483647,1,1"), (Size{2147483647, 1, 1}));
+}
+
+TEST(ParseSize, RejectsMalformedZeroNegativeAndHuge) {
+    for (const char* bad : {"", "4096", "1,2", "1,2,3,4", "a,b,c", "1,,3", "1.5,2,3", "0,1,1", "1,0,1", "1,1,0",
+                            "-1,2,3", "2147483648,1,1", "1, 2,3", "99999999999999999999,1,1"})
+        EXPECT_THROW(parse_size(bad), UsageError) << "'" << bad << "'";
+}
+
+TEST(ParseSize, MessagesSayWhatIsWrong) {
+    try {
+        parse_size("0,5,5");
+        FAIL();
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("at least 1"), std::string::npos) << e.what();
+    }
+    try {
+        parse_size("5,5");
+        FAIL();
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("M,N,K"), std::string::npos) << e.what();
+    }
+}
+
+namespace {
+Options parse(std::vector<const char*> args) {
+    args.insert(args.begin(), "sgemm_runner");
+    Options o;
+    EXPECT_TRUE(parse_options(static_cast<int>(args.size()), args.data(), o));
+    return o;
+}
+}  // namespace
+
+TEST(ParseOptions, Defaults) {
+    const Options o = parse({});
+    EXPECT_EQ(o.kernels, std::vector<std::string>{"all"});
+    EXPECT_TRUE(o.sizes.empty());
+    EXPECT_EQ(o.alpha, 1.0f);
+    EXPECT_EQ(o.beta, 0.0f);
+    EXPECT_TRUE(o.check);
+    EXPECT_FALSE(o.hot_l2);
+    EXPECT_FALSE(o.list);
+}
+
+TEST(ParseOptions, AllOptions) {
+    const Options o = parse({"--kernel", "1,naive", "-k", "2", "--size", "1,2,3", "--size", "4x5x6", "--alpha",
+                             "-1.25", "--beta", "0.5", "--warmup", "0", "--reps", "7", "--seed", "99", "--json",
+                             "out.json", "--device", "1", "--no-check", "--hot-l2"});
+    EXPECT_EQ(o.kernels, (std::vector<std::string>{"1,naive", "2"}));
+    EXPECT_EQ(o.sizes, (std::vector<Size>{{1, 2, 3}, {4, 5, 6}}));
+    EXPECT_EQ(o.alpha, -1.25f);
+    EXPECT_EQ(o.beta, 0.5f);
+    EXPECT_EQ(o.warmup, 0);
+    EXPECT_EQ(o.reps, 7);
+    EXPECT_EQ(o.seed, 99u);
+    EXPECT_EQ(o.json, "out.json");
+    EXPECT_EQ(o.device, 1);
+    EXPECT_FALSE(o.check);
+    EXPECT_TRUE(o.hot_l2);
+}
+
+TEST(ParseOptions, RejectsBadValues) {
+    for (std::vector<const char*> args : std::vector<std::vector<const char*>>{
+             {"--size", "0,1,1"}, {"--size", "abc"}, {"--reps", "0"}, {"--warmup", "-1"}, {"--alpha", "x"},
+             {"--bogus"}, {"--device", "-2"}}) {
+        args.insert(args.begin(), "sgemm_runner");
+        Options o;
+        EXPECT_THROW(parse_options(static_cast<int>(args.size()), args.data(), o), UsageError) << args[1];
+    }
+}
+
+TEST(ParseOptions, HelpReturnsFalse) {
+    const char* args[] = {"sgemm_runner", "--help"};
+    Options o;
+    testing::internal::CaptureStdout();
+    EXPECT_FALSE(parse_options(2, args, o));
+    const std::string help = testing::internal::GetCapturedStdout();
+    for (const char* opt : {"--kernel", "--size", "--alpha", "--beta", "--warmup", "--reps", "--seed", "--json",
+                            "--list", "--device", "--no-check", "--hot-l2"})
+        EXPECT_NE(help.find(opt), std::string::npos) << opt;
+}
+
+TEST(SelectKernels, AllNumbersNamesAndLists) {
+    const auto all = select_kernels({"all"});
+    ASSERT_FALSE(all.empty());
+    for (const KernelInfo* k : all) EXPECT_NE(k->number, 0) << "cuBLAS is the baseline, not a selectable step";
+    const auto two = select_kernels({"2,naive", "01_naive"});
+    ASSERT_EQ(two.size(), 2u);
+    EXPECT_EQ(two[0]->number, 1);
+    EXPECT_EQ(two[1]->number, 2);
+    EXPECT_TRUE(select_kernels({"0"}).empty());
+}
+
+TEST(SelectKernels, UnknownKernelListsValidOnes) {
+    try {
+        select_kernels({"1,nonexistent"});
+        FAIL();
+    } catch (const UsageError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("nonexistent"), std::string::npos);
+        EXPECT_NE(msg.find("naive"), std::string::npos) << "the message lists the valid kernels";
+    }
+    EXPECT_THROW(select_kernels({"12345"}), UsageError);
+    EXPECT_THROW(select_kernels({""}), UsageError);
+}

@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""Tests for scripts/report, scripts/bench and scripts/ncu_summary.py; no GPU needed.
+
+Run from the repository root:  python3 tests/test_report.py
+The results JSON here is synthetic: it exists only to test the tools. The PNG checks are
+skipped (with a message) when matplotlib is not importable; everything else always runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPTS = os.path.join(REPO, "scripts")
+REPORT = os.path.join(SCRIPTS, "report")
+BENCH = os.path.join(SCRIPTS, "bench")
+sys.path.insert(0, SCRIPTS)
+import ncu_summary  # noqa: E402
+import sgemm_results as sr  # noqa: E402
+
+try:
+    import matplotlib  # noqa: F401
+
+    HAVE_MPL = True
+except ImportError:
+    HAVE_MPL = False
+NO_MPL = "matplotlib is not importable: PNG checks skipped (pip install -r scripts/requirements.txt)"
+
+BEGIN, END = "<!-- results-table:begin -->", "<!-- results-table:end -->"
+README = f"# sgemm-steps\n\nIntro text.\n\n{BEGIN}\nold table\n{END}\n\nOutro text.\n"
+DOCS_README = f"# Docs\n\nThe ladder:\n\n{BEGIN}\n{END}\n\nMore docs.\n"
+
+SQ1, SQ4 = (1024, 1024, 1024), (4096, 4096, 4096)
+IRR = [(4095, 4097, 4093), (3000, 3000, 3000), (4096, 64, 4096)]
+
+
+def result(kernel, name, size, tflops, pct, status="PASS"):
+    m, n, k = size
+    ms = 2 * m * n * k / (tflops * 1e12) * 1e3
+    return {"kernel": kernel, "name": name, "M": m, "N": n, "K": k, "median_ms": ms, "min_ms": ms,
+            "tflops": tflops, "pct_cublas": pct, "rel_err": 1e-7, "bound": 1e-5, "cublas_rel_err": 1e-7,
+            "max_abs_diff_cublas": 0.0, "nonfinite": 0, "componentwise_violations": 0, "status": status}
+
+
+def synthetic_doc():
+    """A small made-up sweep: 3 kernels + cuBLAS; kernel 1 capped at 1024^3 work."""
+    res = []
+    cublas = {SQ1: 40.0, SQ4: 50.7, IRR[0]: 47.5, IRR[1]: 45.25, IRR[2]: 30.0}
+    for size, tf in cublas.items():
+        res.append(result(0, "cublas", size, tf, 100.0))
+    res += [
+        result(1, "naive", SQ1, 0.4567, 1.234),
+        result(1, "naive", IRR[2], 0.3, 0.75),  # 4096*64*4096 == 1024^3: exactly at the cap, so it runs
+        result(2, "smem_tiling", SQ1, 5.5, 13.75),
+        result(2, "smem_tiling", SQ4, 7.04, 13.89, status="FAIL"),
+        result(2, "smem_tiling", IRR[0], 6.5, 13.7),
+        result(2, "smem_tiling", IRR[1], 6.25, 13.8),
+        result(2, "smem_tiling", IRR[2], 4.0, 13.3),
+        result(3, "warptiling", SQ1, 31.0, 77.5),
+        result(3, "warptiling", SQ4, 41.234, 81.3),
+        result(3, "warptiling", IRR[0], 33.25, 70.0),
+        result(3, "warptiling", IRR[1], 36.2, 80.0),
+        result(3, "warptiling", IRR[2], 27.0, 90.0),
+    ]
+    skipped = [{"kernel": 1, "name": "naive", "M": s[0], "N": s[1], "K": s[2], "cap": 1024}
+               for s in (SQ4, IRR[0], IRR[1])]
+    sizes = [SQ1, SQ4] + IRR
+    return {
+        "schema": "sgemm-steps/1",
+        "generated_utc": "2026-01-02T03:04:05Z",
+        "command": "scripts/bench --sizes ...",
+        "device": {"index": 0, "name": "Test GPU 9000 (synthetic)", "compute_capability": "9.0", "sm_count": 100,
+                   "sm_clock_max_mhz": 2000, "mem_clock_max_mhz": 3000, "sm_clock_now_mhz": 1900,
+                   "mem_clock_now_mhz": 3000, "mem_bus_bits": 4096, "l2_bytes": 50 * 2**20,
+                   "global_mem_bytes": 80 * 2**30, "driver_version": "999.1", "cuda_driver": "13.0",
+                   "cuda_runtime": "13.0", "cublas": "13.0.2"},
+        "settings": {"alpha": 1.0, "beta": 0.0, "warmup": 5, "reps": 20, "seed": 1234, "l2": "flushed",
+                     "check": True},
+        "kernels": [{"number": 0, "name": "cublas", "idea": "NVIDIA cuBLAS, the reference"},
+                    {"number": 1, "name": "naive", "idea": "one thread per element of C"},
+                    {"number": 2, "name": "smem_tiling", "idea": "tiles of A and B | staged in shared memory"},
+                    {"number": 3, "name": "warptiling", "idea": "warp-level tiles in registers"}],
+        "sweep": {"sizes": [list(s) for s in sizes], "square_sizes": [list(SQ1), list(SQ4)],
+                  "irregular_sizes": [list(s) for s in IRR], "caps": {"1": 1024}, "skipped": skipped,
+                  "runs": [{"M": s[0], "N": s[1], "K": s[2], "command": f"sgemm_runner --size {s[0]},{s[1]},{s[2]}",
+                            "returncode": 0} for s in sizes]},
+        "nvidia_smi": {"command": "nvidia-smi --query-gpu=...",
+                       "before": "name, clocks.current.sm [MHz]\nTest GPU 9000, 1900 MHz\n",
+                       "after": "name, clocks.current.sm [MHz]\nTest GPU 9000, 1850 MHz\n"},
+        "results": res,
+    }
+
+
+def png_size(path):
+    """(width, height) from a PNG's signature and IHDR chunk; raises AssertionError if it is not a PNG."""
+    with open(path, "rb") as f:
+        head = f.read(33)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path}: no PNG signature"
+    length, ctype = struct.unpack(">I4s", head[8:16])
+    assert ctype == b"IHDR" and length == 13, f"{path}: first chunk is not IHDR"
+    return struct.unpack(">II", head[16:24])
+
+
+def sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="test-report-")
+        self.json = os.path.join(self.tmp, "bench.json")
+        with open(self.json, "w") as f:
+            json.dump(synthetic_doc(), f)
+        self.out = os.path.join(self.tmp, "docs", "results")
+        self.readme = os.path.join(self.tmp, "README.md")
+        self.docs_readme = os.path.join(self.tmp, "docs", "README.md")
+        os.makedirs(os.path.dirname(self.docs_readme))
+        for path, text in ((self.readme, README), (self.docs_readme, DOCS_README)):
+            with open(path, "w") as f:
+                f.write(text)
+        self.slug = "test-gpu-9000-synthetic"
+        self.md = os.path.join(self.out, self.slug + ".md")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def report(self, *extra, json_path=None, plots=HAVE_MPL):
+        cmd = [sys.executable, REPORT, "--json", json_path or self.json, "--out-dir", self.out,
+               "--readme", self.readme, "--docs-readme", self.docs_readme] + list(extra)
+        if not plots:
+            cmd.append("--no-plots")
+        return subprocess.run(cmd, capture_output=True, text=True)
+
+    def ok(self, *extra, **kw):
+        proc = self.report(*extra, **kw)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        return proc
+
+    def read(self, path):
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+
+    def test_markdown_numbers(self):
+        self.ok()
+        md = self.read(self.md)
+        self.assertIn("# SGEMM results: Test GPU 9000 (synthetic)", md)
+        for text in ("999.1", "13.0.2", "2026-01-02T03:04:05Z", "1900 MHz at start (max 2000 MHz)",
+                     "5 warm-up + 20 timed reps", "L2 flushed"):
+            self.assertIn(text, md)
+        # Square table rows: TFLOP/s (% of cuBLAS), cuBLAS last, capped and FAIL marked.
+        self.assertIn("| 01 | naive | 0.457 (1.2%) | capped |", md)
+        self.assertIn("| 02 | smem_tiling | 5.50 (13.8%) | 7.04 (13.9%) **FAIL** |", md)
+        self.assertIn("| 03 | warptiling | 31.0 (77.5%) | 41.2 (81.3%) |", md)
+        self.assertIn("| 00 | cuBLAS | 40.0 (100.0%) | 50.7 (100.0%) |", md)
+        self.assertLess(md.index("| 03 | warptiling |"), md.index("| 00 | cuBLAS |"))
+        # Irregular table with the geomean column.
+        g3 = math.exp((math.log(70.0) + math.log(80.0) + math.log(90.0)) / 3)
+        g2 = math.exp(sum(math.log(p) for p in (13.7, 13.8, 13.3)) / 3)
+        self.assertIn(f"| 03 | warptiling | 33.2 (70.0%) | 36.2 (80.0%) | 27.0 (90.0%) | {g3:.1f}% |", md)
+        self.assertIn(f"| 02 | smem_tiling | 6.50 (13.7%) | 6.25 (13.8%) | 4.00 (13.3%) | {g2:.1f}% |", md)
+        self.assertIn("| 01 | naive | capped | capped | 0.300 (0.75%) | 0.75% (1 of 3 sizes) |", md)
+        self.assertIn("| 4095×4097×4093 | 3000³ | 4096×64×4096 |", md)
+        # Notes: caps and the failed check.
+        self.assertIn("Skipped by cap: **01_naive** (cap 1024³ work) at 4096³, 4095×4097×4093, 3000³.", md)
+        self.assertIn("**02_smem_tiling** FAILED its correctness check at 4096³", md)
+        self.assertIn("| after | Test GPU 9000 | 1850 MHz |", md)  # nvidia-smi after the sweep
+        if HAVE_MPL:
+            self.assertIn(f"]({self.slug}-tflops.png)", md)
+            self.assertIn(f"]({self.slug}-4096.png)", md)
+
+        readme = self.read(self.readme)
+        self.assertTrue(readme.startswith("# sgemm-steps\n\nIntro text.\n\n" + BEGIN + "\n"))
+        self.assertTrue(readme.endswith(END + "\n\nOutro text.\n"))
+        self.assertNotIn("old table", readme)
+        self.assertIn(f"| 03 | warptiling | 41.2 | 81.3% | {g3:.1f}% |", readme)
+        self.assertIn("| 02 | smem_tiling | 7.04 (FAIL) | 13.9% |", readme)
+        self.assertIn("| 01 | naive | capped | capped | 0.75% (1 of 3 sizes) |", readme)
+        self.assertIn("| 00 | cuBLAS (reference) | 50.7 | 100.0% | 100.0% |", readme)
+        self.assertIn(f"[docs/results/{self.slug}.md](docs/results/{self.slug}.md)", readme)
+
+        docs = self.read(self.docs_readme)
+        self.assertIn("| 03 | [warptiling](kernels/03_warptiling.md) | warp-level tiles in registers | 41.2 | 81.3% |",
+                      docs)
+        self.assertIn("tiles of A and B \\| staged in shared memory", docs)  # '|' escaped in a table cell
+        self.assertIn(f"(results/{self.slug}.md)", docs)
+        self.assertTrue(docs.endswith(END + "\n\nMore docs.\n"))
+
+    def test_geomean(self):
+        self.assertAlmostEqual(sr.geomean([70.0, 80.0, 90.0]), (70.0 * 80.0 * 90.0) ** (1 / 3))
+        self.assertAlmostEqual(sr.geomean([2.0, 8.0]), 4.0)
+        self.assertIsNone(sr.geomean([]))
+
+    @unittest.skipUnless(HAVE_MPL, NO_MPL)
+    def test_pngs_are_valid(self):
+        self.ok()
+        for suffix in ("-tflops.png", "-4096.png"):
+            width, height = png_size(os.path.join(self.out, self.slug + suffix))
+            self.assertGreater(width, 0)
+            self.assertGreater(height, 0)
+
+    def test_deterministic(self):
+        paths = [self.md, self.readme, self.docs_readme]
+        if HAVE_MPL:
+            paths += [os.path.join(self.out, self.slug + s) for s in ("-tflops.png", "-4096.png")]
+        else:
+            print(f"\n[test_deterministic] {NO_MPL}", file=sys.stderr)
+        self.ok()
+        first = {p: sha(p) for p in paths}
+        self.ok()
+        self.assertEqual(first, {p: sha(p) for p in paths})
+
+    def test_missing_markers_fail_and_write_nothing(self):
+        with open(self.docs_readme, "w") as f:
+            f.write("# Docs without markers\n")
+        proc = self.report(plots=False)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn(BEGIN, proc.stderr)
+        self.assertIn(self.docs_readme, proc.stderr)
+        self.assertFalse(os.path.exists(self.md), "nothing may be written when a marker is missing")
+        self.assertEqual(self.read(self.readme), README)
+        # Only an end marker, or two pairs, are errors too.
+        for text in (f"x\n{END}\n", f"{BEGIN}\n{END}\n{BEGIN}\n{END}\n", f"{END}\n{BEGIN}\n"):
+            with open(self.readme, "w") as f:
+                f.write(text)
+            self.assertNotEqual(self.report(plots=False).returncode, 0, text)
+
+    def test_bad_json(self):
+        proc = self.report(json_path=os.path.join(self.tmp, "missing.json"), plots=False)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("cannot read", proc.stderr)
+        bad = os.path.join(self.tmp, "bad.json")
+        for text, message in (("{not json", "malformed JSON"), ('{"schema": "other"}', "schema"),
+                              ('{"schema": "sgemm-steps/1", "device": {}, "settings": {}, "results": [{}]}',
+                               "lacks")):
+            with open(bad, "w") as f:
+                f.write(text)
+            proc = self.report(json_path=bad, plots=False)
+            self.assertEqual(proc.returncode, 1, text)
+            self.assertIn(message, proc.stderr)
+        self.assertFalse(os.path.exists(self.md))
+
+    def test_help(self):
+        proc = subprocess.run([sys.executable, REPORT, "--help"], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0)
+        self.assertIn("--no-plots", proc.stdout)
+
+
+FAKE_RUNNER = r'''
+import json, os, sys
+KERNELS = [(0, "cublas", "NVIDIA cuBLAS (reference)"), (1, "naive", "one thread per element"),
+           (2, "coalesced", "coalesced global loads"), (3, "tiled", "shared-memory tiles"),
+           (103, "tiled_noedge", "step 03 without edge handling")]
+args = sys.argv[1:]
+with open(os.environ["FAKE_RUNNER_LOG"], "a") as log:
+    log.write(json.dumps(args) + "\n")
+if "--list" in args:
+    for n, name, idea in KERNELS:
+        print(f"{n:02d}  {name:<12} {idea}")
+    sys.exit(0)
+opt = lambda key, default=None: args[args.index(key) + 1] if key in args else default
+m, n, k = (int(x) for x in opt("--size").split(","))
+if m == 13:
+    print("CUDA error: out of memory (fake)", file=sys.stderr)
+    sys.exit(3)
+wanted = [int(x) for x in opt("--kernel").split(",")]
+flop = 2.0 * m * n * k
+cublas_ms = flop / 40e12 * 1e3
+rows = []
+for number in [0] + [w for w in wanted if w != 0]:
+    name = {kn: name for kn, name, _ in KERNELS}[number]
+    ms = cublas_ms * (1 if number == 0 else 10.0 / number)
+    rows.append({"kernel": number, "name": name, "M": m, "N": n, "K": k, "median_ms": ms, "min_ms": ms,
+                 "tflops": flop / ms / 1e9, "pct_cublas": cublas_ms / ms * 100, "rel_err": 0.0, "bound": 1e-5,
+                 "cublas_rel_err": 0.0, "max_abs_diff_cublas": 0.0, "nonfinite": 0,
+                 "componentwise_violations": 0, "status": "PASS"})
+doc = {"schema": "sgemm-steps/1", "generated_utc": "2026-01-01T00:00:00Z", "command": " ".join(sys.argv),
+       "device": {"index": 0, "name": "Fake GPU", "sm_clock_max_mhz": 2000, "sm_clock_now_mhz": 1500 + m % 7,
+                  "mem_clock_now_mhz": 3000, "driver_version": "1.0", "cublas": "0.0"},
+       "settings": {"alpha": 1.0, "beta": 0.0, "warmup": int(opt("--warmup", 5)), "reps": int(opt("--reps", 20)),
+                    "seed": 1234, "l2": "flushed", "check": True},
+       "results": rows}
+if opt("--json"):
+    with open(opt("--json"), "w") as f:
+        json.dump(doc, f)
+'''
+
+
+class BenchTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="test-bench-")
+        self.runner = os.path.join(self.tmp, "fake_runner")
+        with open(self.runner, "w") as f:
+            f.write(f"#!{sys.executable}\n" + textwrap.dedent(FAKE_RUNNER))
+        os.chmod(self.runner, os.stat(self.runner).st_mode | stat.S_IXUSR)
+        self.log = os.path.join(self.tmp, "calls.jsonl")
+        self.out = os.path.join(self.tmp, "bench.json")
+        self.env = dict(os.environ, FAKE_RUNNER_LOG=self.log, PATH=os.environ.get("PATH", ""))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def bench(self, *args):
+        cmd = [sys.executable, BENCH, "--runner", self.runner, "--out", self.out] + list(args)
+        return subprocess.run(cmd, capture_output=True, text=True, env=self.env)
+
+    def calls(self):
+        with open(self.log) as f:
+            return [json.loads(line) for line in f]
+
+    def test_caps_and_merge(self):
+        proc = self.bench("--sizes", "128", "256,256,256", "512,512,512", "300,300,300",
+                          "--cap", "1=256", "--cap", "naive=256", "--cap", "2=none", "--reps", "3")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("[4/4] 300x300x300", proc.stderr)  # progress
+        runs = [c for c in self.calls() if "--list" not in c]
+        self.assertEqual(len(runs), 4, "one runner invocation per size")
+        kernels_at = {tuple(c[c.index("--size") + 1].split(",")): c[c.index("--kernel") + 1] for c in runs}
+        self.assertEqual(kernels_at[("128", "128", "128")], "1,2,3")
+        self.assertEqual(kernels_at[("256", "256", "256")], "1,2,3")  # 256^3 == cap^3: allowed
+        self.assertEqual(kernels_at[("512", "512", "512")], "2,3")
+        self.assertEqual(kernels_at[("300", "300", "300")], "2,3")
+        self.assertTrue(all("--reps" in c and c[c.index("--reps") + 1] == "3" for c in runs))
+
+        doc = sr.load_results(self.out)
+        self.assertEqual(doc["device"]["name"], "Fake GPU")
+        self.assertEqual(doc["settings"]["reps"], 3)
+        self.assertEqual(len(doc["results"]), 3 + 3 + 2 + 2 + 4)  # kernel rows + a cuBLAS row per size
+        for size in ((128,) * 3, (256,) * 3, (512,) * 3, (300,) * 3):
+            self.assertIn((0,) + size, {(r["kernel"], r["M"], r["N"], r["K"]) for r in doc["results"]})
+        self.assertEqual([k["name"] for k in doc["kernels"]], ["cublas", "naive", "coalesced", "tiled"])
+        self.assertEqual(doc["kernels"][3]["idea"], "shared-memory tiles")
+        sweep = doc["sweep"]
+        self.assertEqual(sweep["caps"], {"1": 256})  # default cap for 2 lifted with 2=none
+        self.assertEqual({(s["kernel"], s["M"]) for s in sweep["skipped"]}, {(1, 512), (1, 300)})
+        self.assertEqual(sweep["square_sizes"], [[128] * 3, [256] * 3, [512] * 3])
+        self.assertEqual(sweep["irregular_sizes"], [[300] * 3])
+        self.assertEqual(len(sweep["runs"]), 4)
+        self.assertTrue(all(r["command"].startswith(self.runner + " --kernel ") for r in sweep["runs"]))
+        self.assertEqual(sweep["failed_runs"], 0)
+
+    def test_default_caps_and_kernel_subset(self):
+        proc = self.bench("--sizes", "2048", "4096", "--kernels", "naive,3")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        runs = [c for c in self.calls() if "--list" not in c]
+        self.assertEqual([c[c.index("--kernel") + 1] for c in runs], ["1,3", "3"])  # default cap 1=2048
+        doc = sr.load_results(self.out)
+        self.assertEqual([k["number"] for k in doc["kernels"]], [0, 1, 3])
+        self.assertEqual(doc["sweep"]["skipped"], [{"kernel": 1, "name": "naive", "M": 4096, "N": 4096,
+                                                     "K": 4096, "cap": 2048}])
+
+    def test_tuning_variants_only_on_request(self):
+        self.assertEqual(self.bench("--sizes", "4096").returncode, 0)
+        self.assertIn("leaving out tuning variants 103_tiled_noedge", self.bench("--sizes", "4096").stderr)
+        self.assertEqual(self.bench("--sizes", "4096", "--kernels", "all").returncode, 0)
+        runs = [c for c in self.calls() if "--list" not in c]
+        self.assertEqual([c[c.index("--kernel") + 1] for c in runs], ["2,3", "2,3", "2,3,103"])
+        readme, docs = os.path.join(self.tmp, "README.md"), os.path.join(self.tmp, "docs-README.md")
+        for path, text in ((readme, README), (docs, DOCS_README)):
+            with open(path, "w") as f:
+                f.write(text)
+        proc = subprocess.run([sys.executable, REPORT, "--json", self.out, "--out-dir", self.tmp, "--readme", readme,
+                               "--docs-readme", docs, "--no-plots"], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(os.path.join(self.tmp, "fake-gpu.md"), encoding="utf-8") as f:
+            self.assertIn("| 103 | tiled_noedge |", f.read())
+        for path in (readme, docs):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            self.assertIn("| 03 | ", text)
+            self.assertNotIn("tiled_noedge", text, "tuning variants stay out of the README tables")
+
+    def test_failed_invocation_recorded(self):
+        proc = self.bench("--sizes", "64", "13,64,64", "128")
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("out of memory (fake)", proc.stderr)
+        doc = sr.load_results(self.out)
+        self.assertEqual(len([c for c in self.calls() if "--list" not in c]), 3, "bench must keep going")
+        self.assertEqual(doc["sweep"]["failed_runs"], 1)
+        bad = [r for r in doc["sweep"]["runs"] if r.get("error")]
+        self.assertEqual(len(bad), 1)
+        self.assertEqual(bad[0]["returncode"], 3)
+        self.assertEqual({r["M"] for r in doc["results"]}, {64, 128})
+
+    def test_bad_arguments(self):
+        for args, message in ((("--kernels", "nosuch"), "unknown kernel 'nosuch'"),
+                              (("--sizes", "1,2"), "bad size"),
+                              (("--cap", "9=100"), "unknown kernel '9'"),
+                              (("--cap", "1"), "bad --cap")):
+            proc = self.bench(*args)
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertIn(message, proc.stderr)
+        proc = subprocess.run([sys.executable, BENCH, "--runner", os.path.join(self.tmp, "nope")],
+                              capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("runner not found", proc.stderr)
+
+    def test_bench_then_report(self):
+        self.assertEqual(self.bench("--sizes", "1024", "4096", "4095,4097,4093").returncode, 0)
+        readme, docs = os.path.join(self.tmp, "README.md"), os.path.join(self.tmp, "docs-README.md")
+        for path, text in ((readme, README), (docs, DOCS_README)):
+            with open(path, "w") as f:
+                f.write(text)
+        proc = subprocess.run([sys.executable, REPORT, "--json", self.out, "--out-dir", self.tmp, "--readme", readme,
+                               "--docs-readme", docs, "--no-plots"], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(os.path.join(self.tmp, "fake-gpu.md"), encoding="utf-8") as f:
+            md = f.read()
+        self.assertIn("Skipped by cap: **01_naive** (cap 2048³ work) at 4096³, 4095×4097×4093.", md)
+        self.assertIn("| 03 | tiled | 12.0 (30.0%) | 12.0 (30.0%) |", md)
+
+
+NCU_CSV = """==PROF== Disconnected from process 1234
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC",\
+"dram__bytes.sum","gpu__time_duration.sum","launch__registers_per_thread",\
+"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",\
+"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",\
+"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",\
+"smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio",\
+"smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio",\
+"smsp__average_warps_issue_stalled_selected_per_issue_active.ratio"
+"","","","","","","","","","","","byte","nsecond","register/thread","","","ratio","ratio","ratio","ratio","ratio"
+"0","1234","sgemm_runner","host","sgemm_07_warptiling","1","7","(256, 1, 1)","(32, 32, 1)","0","9.0",\
+"201,326,592","2,750,000","128","1,000","4,000","0.50","1.25","0.75","0.10","1.00"
+"""
+
+
+class NcuSummaryTest(unittest.TestCase):
+    def test_summary(self):
+        rows = ncu_summary.parse_raw_csv(NCU_CSV)
+        self.assertEqual(len(rows), 1)
+        text = ncu_summary.summarise(rows[0], (4096, 4096, 4096))
+        self.assertIn("sgemm_07_warptiling", text)
+        self.assertIn("2.7500 ms", text)
+        self.assertIn(f"{2 * 4096**3 / 2.75e-3 / 1e12:,.2f} TFLOP/s", text)
+        self.assertIn("201.33 MB", text)
+        self.assertIn("global ld sectors/req  4.00", text)
+        self.assertIn("top 3 stall reasons    long_scoreboard 1.25, mio_throttle 0.75, barrier 0.50", text)
+
+    def test_no_rows(self):
+        with self.assertRaises(ncu_summary.SummaryError):
+            ncu_summary.parse_raw_csv("==PROF== nothing profiled\n")
+
+    def test_rejected_metrics(self):
+        log = "==ERROR== Failed to find metric smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio\n"
+        self.assertEqual(ncu_summary.metrics_named_in(log),
+                         ["smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio"])
+        self.assertEqual(ncu_summary.metrics_named_in("launch__shared_mem_per_block_static is fine\n"), [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

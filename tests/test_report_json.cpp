@@ -1,0 +1,64 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "report.h"
+
+using namespace sgemm;
+
+namespace {
+Report sample() {
+    Report r;
+    r.generated_utc = "2026-11-21T22:00:00Z";
+    r.command = "sgemm_runner --kernel all";
+    r.device = {0,  "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 1755, std::nullopt, 5120, 52428800,
+                85021163520LL, "580.159.04", "13.0", "13.0", "13.1.0"};
+    r.settings = {1.0, 0.5, 5, 20, 42, "flushed", true};
+    Result cublas{0, "cublas", 4096, 4096, 4096, 2.7, 2.69, 50.9, 100.0, 3.1e-7, 6.1e-5, 3.1e-7, std::nullopt, 0, 0,
+                  "PASS"};
+    Result naive{1, "naive", 4096, 4096, 4096, 120.5, 119.9, 1.14, 2.24, 4.5e-7, 6.1e-5, 3.1e-7, 0.0001, 0, 0, "PASS"};
+    Result broken{2, "coalesced", 4096, 4096, 4096, 30, 29, 4.6, 9, std::nullopt, 6.1e-5, 3.1e-7, std::nullopt,
+                  16777216, 0, "FAIL"};
+    r.results = {cublas, naive, broken};
+    return r;
+}
+}  // namespace
+
+TEST(ReportJson, RoundTrip) {
+    const Report r = sample();
+    const nlohmann::json j = to_json(r);
+    const Report back = report_from_json(nlohmann::json::parse(j.dump(2)));
+    EXPECT_EQ(back, r);
+    EXPECT_EQ(j["schema"], "sgemm-steps/1");
+    EXPECT_TRUE(j["results"][2]["rel_err"].is_null());
+    EXPECT_TRUE(j["device"]["mem_clock_now_mhz"].is_null());
+    EXPECT_EQ(j["results"][1]["tflops"], 1.14);
+}
+
+TEST(ReportJson, NonFiniteNumbersBecomeNull) {
+    Report r = sample();
+    r.results[2].rel_err = std::nan("");
+    const nlohmann::json j = nlohmann::json::parse(to_json(r).dump());
+    EXPECT_TRUE(j["results"][2]["rel_err"].is_null());
+    EXPECT_FALSE(report_from_json(j).results[2].rel_err.has_value());
+}
+
+TEST(ReportJson, MalformedInputThrows) {
+    nlohmann::json j = to_json(sample());
+    j["results"][0].erase("median_ms");
+    EXPECT_THROW(report_from_json(j), nlohmann::json::exception);
+    EXPECT_THROW(report_from_json(nlohmann::json::parse("{}")), nlohmann::json::exception);
+}
+
+TEST(ReportTable, RowShowsTheNumbersAndStatus) {
+    const Report r = sample();
+    const std::string row = table_row(r.results[1]);
+    EXPECT_NE(row.find("naive"), std::string::npos);
+    EXPECT_NE(row.find("120.5000"), std::string::npos);
+    EXPECT_NE(row.find("2.2%"), std::string::npos);
+    EXPECT_NE(row.find("PASS"), std::string::npos);
+    const std::string bad = table_row(r.results[2]);
+    EXPECT_NE(bad.find("FAIL"), std::string::npos);
+    EXPECT_NE(bad.find("16777216 NaN/Inf"), std::string::npos);
+    EXPECT_NE(device_header(r.device).find("580.159.04"), std::string::npos);
+}

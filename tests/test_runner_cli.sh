@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# End-to-end checks of sgemm_runner's exit codes and messages. Works with and
+# without a GPU: without one, running a kernel must fail with a clear message.
+set -u
+runner=${1:?usage: test_runner_cli.sh path/to/sgemm_runner}
+failed=0; passed=0
+expect() {  # expect CODE PATTERN -- ARGS...   (ENV_PREFIX, if set, goes before the runner: env VAR=1)
+    local code=$1 pattern=$2; shift 3
+    local out rc
+    out=$(${ENV_PREFIX:-} "$runner" "$@" 2>&1); rc=$?
+    if [[ $rc -eq $code ]] && grep -Eq -- "$pattern" <<<"$out"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL: sgemm_runner $* -> exit $rc (want $code), output should match /$pattern/:"
+        sed 's/^/    /' <<<"$out" | head -20
+    fi
+}
+expect 0 '^ +0 +cublas +cuBLAS' -- --list
+expect 0 '^ +1 +naive ' -- --list
+expect 0 'Exit codes' -- --help
+expect 2 "unknown kernel 'bogus'.*" -- --kernel bogus --size 8,8,8
+expect 2 'naive' -- --kernel 1,bogus
+expect 2 'malformed size' -- --size 1,2
+expect 2 'malformed size' -- --size a,b,c
+expect 2 'at least 1' -- --size 0,5,5
+expect 2 'at least 1' -- --size 5,-5,5
+expect 2 'below 2\^31' -- --size 3000000000,1,1
+expect 2 'reps' -- --reps 0
+ENV_PREFIX="env NVIDIA_TF32_OVERRIDE=1" expect 2 'TF32' -- --kernel 1 --size 8,8,8
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+    expect 0 'PASS' -- --kernel 1,2 --size 33,65,17 --reps 2 --warmup 1
+    expect 2 'does not fit|needs .* MiB' -- --kernel 1 --size 1000000,1000000,1000000
+else
+    expect 3 'no CUDA device' -- --kernel 1 --size 64,64,64
+fi
+echo "runner_cli: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
