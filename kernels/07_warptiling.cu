@@ -169,5 +169,5 @@ static const sgemm::Registration registration{7, "warptiling", "each warp owns a
 static const sgemm::Registration registration_w64x32{700, "warptiling_128x128x8_w64x32_t8x8", "step 07 with 64 x 32 warp tiles (lanes 8 x 4 per sub-tile)", launch<128, 128, 8, 64, 32, 2, 2, 8, 8, true>};
 static const sgemm::Registration registration_w64x64{701, "warptiling_128x128x8_w64x64_t16x8", "step 07 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)", launch<128, 128, 8, 64, 64, 4, 2, 16, 8, true>};
 static const sgemm::Registration registration_128x256{702, "warptiling_128x256x8_w64x64_t16x8", "step 07 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, true>};
-static const sgemm::Registration registration_noedge{703, "warptiling_noedge", "step 07 without edge handling (M, N multiples of 128, K of 8; aligned)", launch<128, 128, 8, 32, 64, 2, 2, 8, 8, false>};
+static const sgemm::Registration registration_noedge{703, "warptiling_noedge", "step 07 without edge handling (M, N multiples of 128, K of 8; aligned)", launch<128, 128, 8, 32, 64, 2, 2, 8, 8, false>, sgemm::kTileMultiplesOnly};
 #endif

@@ -2,9 +2,9 @@
 // on two levels (as CUTLASS's pipelined SIMT mainloop): shared memory holds two
 // k-tiles (stages), and while the block computes on one, the next k-tile travels
 // global -> registers (its loads are issued at the start of the k-tile) and is
-// stored into the other stage after the last FMAs have been issued. Inside a
-// k-tile the A and B fragments of k + 1 are read from shared memory while the
-// FMAs of k run. One __syncthreads per k-tile instead of two.
+// stored into the other stage once this k-tile's last fragments have been read.
+// Inside a k-tile the A and B fragments of k + 1 are read from shared memory
+// while the FMAs of k run. One __syncthreads per k-tile instead of two.
 // See docs/kernels/08_double_buffering.md.
 #include "common/check.h"
 #include "common/registry.h"
@@ -198,5 +198,5 @@ static const sgemm::Registration registration{8, "double_buffering", "two shared
 static const sgemm::Registration registration_w64x64{800, "double_buffering_128x128x8_w64x64_t16x8", "step 08 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)", launch<128, 128, 8, 64, 64, 4, 2, 16, 8, true>};
 static const sgemm::Registration registration_128x256{801, "double_buffering_128x256x8_w64x64_t16x8", "step 08 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, true>};
 static const sgemm::Registration registration_bk16{802, "double_buffering_128x128x16_w32x64_t8x8", "step 08 with BK = 16: half the barriers and stage switches per FMA", launch<128, 128, 16, 32, 64, 2, 2, 8, 8, true>};
-static const sgemm::Registration registration_noedge{803, "double_buffering_noedge", "step 08 without edge handling (M, N multiples of 128, K of 8; aligned)", launch<128, 128, 8, 32, 64, 2, 2, 8, 8, false>};
+static const sgemm::Registration registration_noedge{803, "double_buffering_noedge", "step 08 without edge handling (M, N multiples of 128, K of 8; aligned)", launch<128, 128, 8, 32, 64, 2, 2, 8, 8, false>, sgemm::kTileMultiplesOnly};
 #endif

@@ -96,7 +96,7 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
     app.add_option("--reps", out.reps, "Timed launches; the median and minimum are reported")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    app.add_option("--seed", out.seed, "Seed of the random inputs (uniform in [-1, 1], fresh for each size)")
+    app.add_option("--seed", out.seed, "Seed of the random inputs (uniform in [-1, 1), fresh for each size)")
         ->capture_default_str();
     app.add_option("--json", out.json, "Also write the results to this JSON file (docs/json-format.md)");
     app.add_flag("--list", out.list, "List the registered kernels, one per line: number, name, idea");

@@ -33,12 +33,13 @@ std::string command_line(int argc, char** argv) {
     return cmd;
 }
 
-// cuBLAS would silently compute in TF32 with NVIDIA_TF32_OVERRIDE=1 in the environment.
+// NVIDIA_TF32_OVERRIDE changes the math libraries' TF32 behaviour behind the
+// program's back; any value but 0 is refused so that cuBLAS is plainly FP32.
 void refuse_tf32_override() {
     const char* v = std::getenv("NVIDIA_TF32_OVERRIDE");
     if (v && std::string(v) != "0")
         throw UsageError("NVIDIA_TF32_OVERRIDE=" + std::string(v) +
-                         " is set: it could make cuBLAS compute in TF32 and the comparison would be unfair. Unset it.");
+                         " is set: it overrides the math libraries' TF32 choice, so cuBLAS might not be plain FP32. Unset it (or set 0).");
 }
 
 Result measure(Problem& p, const KernelInfo& k, const Options& opt, double cublas_ms) {

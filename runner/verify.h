@@ -10,13 +10,14 @@ namespace sgemm {
 // FP32 unit roundoff u = 2^-24.
 inline constexpr double kFp32UnitRoundoff = 1.0 / 16777216.0;
 
-// The pass bound on the normwise relative error ||C - R||_F / ||R||_F for an
-// FP32 GEMM with inner dimension K. Justified in verify.cpp.
+// The pass bound on the normwise error ||C - R||_F / max(||R||_F, ||Rabs||_F / sqrt(K))
+// of an FP32 GEMM with inner dimension K (the scale equals ||R||_F on any real
+// problem; see passes()). Justified in verify.cpp.
 double normwise_bound(int K);
 
 // The rigorous componentwise bound factor gamma_{K+2} = (K+2)u / (1 - (K+2)u):
 // |C_ij - R_ij| <= gamma * (|alpha| (|A||B|)_ij + |beta| |C0_ij|) for ANY
-// summation order (Higham, Accuracy and Stability, Thm 3.5 with FMA).
+// summation order (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3).
 double componentwise_gamma(int K);
 
 // What a comparison of a result C against the reference R accumulates.

@@ -1,0 +1,255 @@
+// Step 09: cp.async multistage pipeline. Step 08 moved the next k-tile global ->
+// registers -> shared memory and so had one k-tile in flight, in registers.
+// Here cp.async (LDGSTS, sm_80+) copies global memory straight into shared
+// memory: no staging registers, no STS, and STAGES - 1 k-tiles in flight while
+// one is computed (as CUTLASS's multistage mainloop): a prologue starts STAGES - 1
+// k-tiles, then each k-tile waits for its own copy group, is computed, and its
+// stage is refilled with the k-tile STAGES - 1 ahead. cp.async cannot transpose a
+// float4, so A moves one float per copy into its transposed place (as CUTLASS's
+// SIMT multistage does for a row-major A) and the FMA loop is step 08's: LDS.128
+// for A and B. The freed registers pay for a 128 x 256 tile (64 x 64 warp tiles,
+// 16 x 8 outputs per thread, 1 block per SM), and the blocks are rasterized in
+// groups of GROUP_M tile-rows for L2 reuse. See docs/kernels/09_cp_async_multistage.md.
+#include "common/check.h"
+#include "common/registry.h"
+#include "common/tile.cuh"
+
+namespace {
+
+// Ask ptxas to fit two blocks per SM (<= 64K / (2 * threads) registers per thread)
+// while a block's accumulators fill at most a quarter of the register file; one otherwise.
+constexpr int min_blocks_per_sm(int threads, int outputs_per_thread) {
+    return threads * outputs_per_thread <= 16384 ? 2 : 1;
+}
+
+constexpr int kPad = 4;  // As row padding: conflict-free transposed copies, rows stay 16-byte aligned
+
+// Dynamic shared memory of one block: STAGES x (As[BK][BM + kPad] + Bs[BK][BN]) floats.
+constexpr int smem_bytes(int BM, int BN, int BK, int STAGES) {
+    return STAGES * (BK * (BM + kPad) + BK * BN) * static_cast<int>(sizeof(float));
+}
+
+// kCheckEdges = false drops all edge handling (tuning variant 909).
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
+          bool kCheckEdges>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
+    sgemm_09_cp_async_multistage(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                                 float* C, bool vec_ok) {
+    constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
+    constexpr int kThreads = (BM / WM) * kWarpsN * 32;
+    constexpr int kSubM = WM / WMITER;  // one warp sub-tile: kSubM x kSubN
+    constexpr int kSubN = WN / WNITER;
+    constexpr int kLaneTM = TM / WMITER;  // a lane's patch of one sub-tile: kLaneTM x kLaneTN
+    constexpr int kLaneTN = TN / WNITER;
+    constexpr int kLanesN = kSubN / kLaneTN;  // the lanes form a (kSubM / kLaneTM) x kLanesN grid
+    constexpr int kARows = kThreads / 8;      // A rows copied per pass: 8 lanes per row, one float each
+    static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles cover the block tile exactly");
+    static_assert(WM % WMITER == 0 && WN % WNITER == 0, "a warp tile splits into WMITER x WNITER equal sub-tiles");
+    static_assert(TM % WMITER == 0 && TN % WNITER == 0, "a thread tile splits into one equal patch per sub-tile");
+    static_assert(kLaneTM % 4 == 0 && kLaneTN % 4 == 0, "a lane's patches are read from shared memory as float4s");
+    static_assert(kSubM % kLaneTM == 0 && kSubN % kLaneTN == 0 && (kSubM / kLaneTM) * kLanesN == 32,
+                  "the 32 lanes of a warp cover one sub-tile exactly");
+    static_assert(BK % 8 == 0 && BM % kARows == 0,
+                  "A is copied in 8-float row pieces (one 32-byte sector per 8 lanes; with kPad = 4 their "
+                  "transposed stores hit 32 different banks), and the passes cover the A tile evenly");
+    static_assert(BN % 4 == 0 && kThreads % (BN / 4) == 0 && BK % (kThreads / (BN / 4)) == 0,
+                  "one pass of the block copies whole rows of the B tile as float4s, and the passes cover it evenly");
+    static_assert(BK >= 2, "the fragment pipeline switches stages at k = BK - 1, after reading k = BK - 1");
+    static_assert(STAGES >= 3, "STAGES - 1 >= 2 k-tiles in flight; with 2 stages step 08's register staging does as well");
+    static_assert(GROUP_M >= 1, "GROUP_M tile-rows per rasterization group; 1 is plain row-major order");
+    constexpr int kBLoads = BK * BN / (4 * kThreads);  // B float4s each thread copies per k-tile
+
+    extern __shared__ float4 smem[];  // smem_bytes(BM, BN, BK, STAGES), opted into in launch()
+    auto As = reinterpret_cast<float (*)[BK][BM + kPad]>(smem);  // STAGES stages; transposed: As[s][k][m] = A[m][k]
+    auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[STAGES][0][0]);
+
+    const int tid = threadIdx.x;
+    // Threadblock rasterization: the 1D grid walks groups of GROUP_M tile-rows, column by
+    // column inside a group, so the blocks resident at one time share A rows and B columns
+    // in L2 (a square-ish patch of C instead of whole tile-rows). GROUP_M = 1: row-major order.
+    const int tiles_m = sgemm::ceil_div(M, BM), tiles_n = sgemm::ceil_div(N, BN);
+    const int group = blockIdx.x / (GROUP_M * tiles_n);
+    const int group_rows = min(GROUP_M, tiles_m - group * GROUP_M);  // the last group may be shorter
+    const int in_group = blockIdx.x % (GROUP_M * tiles_n);
+    const int block_row = (group * GROUP_M + in_group % group_rows) * BM;  // first row of this block's C tile
+    const int block_col = in_group / group_rows * BN;                     // first column of this block's C tile
+    // Warp w owns the warp tile at (warp_row, warp_col) of the block tile. In each
+    // of its WMITER x WNITER sub-tiles, lane l owns rows lane_row + {0..kLaneTM-1}
+    // and columns lane_col + {0..kLaneTN-1}: the lanes of a warp read adjacent
+    // 16-byte words of one compact region of shared memory.
+    const int warp = tid / 32, lane = tid % 32;
+    const int warp_row = warp / kWarpsN * WM, warp_col = warp % kWarpsN * WN;
+    const int lane_row = lane / kLanesN * kLaneTM, lane_col = lane % kLanesN * kLaneTN;
+    // What this thread copies into shared memory: the floats (a_row + p * kARows, a_col + 8 * q) of
+    // the A tile, one by one, and the float4s (b_row + p * kThreads / (BN / 4), b_col .. b_col + 3) of the B tile.
+    const int a_row = tid / 8, a_col = tid % 8;
+    const int b_row = tid / (BN / 4), b_col = tid % (BN / 4) * 4;
+
+    // Uniform per block: interior blocks of 16-byte-aligned matrices never test an index against M or N.
+    const bool interior = vec_ok && block_row + BM <= M && block_col + BN <= N;
+
+    float acc[TM][TN] = {};
+    float a_frag[2][TM];  // double-buffered: the fragments of k + 1 load while those of k feed the FMAs
+    float b_frag[2][TN];
+
+    // ---- global -> shared memory, asynchronously (cp.async: LDGSTS). One uniform branch per
+    // k-tile: full tiles copy without predicates; edge tiles copy 0 source bytes (zero-fill)
+    // outside A and B, and B rows that are not 16-byte aligned in 4-byte pieces.
+    auto load_tile_async = [&](int stage, int k0) {
+        const bool full = !kCheckEdges || (interior && k0 + BK <= K);
+        if (full) {
+            // One 64-bit base per operand and k-tile; the copies add row offsets (multiples of K, N) to it.
+            const float* a_src = &A[static_cast<size_t>(block_row + a_row) * K + k0 + a_col];
+            const float* b_src = &B[static_cast<size_t>(k0 + b_row) * N + block_col + b_col];
+#pragma unroll
+            for (int p = 0; p < BM / kARows; ++p)
+#pragma unroll
+                for (int q = 0; q < BK / 8; ++q)
+                    sgemm::cp_async4(&As[stage][a_col + 8 * q][a_row + p * kARows],
+                                     a_src + static_cast<size_t>(p * kARows) * K + 8 * q, 4);
+#pragma unroll
+            for (int p = 0; p < kBLoads; ++p)
+                sgemm::cp_async16(&Bs[stage][b_row + p * (kThreads / (BN / 4))][b_col],
+                                  b_src + static_cast<size_t>(p * (kThreads / (BN / 4))) * N, 16);
+        } else {
+#pragma unroll
+            for (int p = 0; p < BM / kARows; ++p)
+#pragma unroll
+                for (int q = 0; q < BK / 8; ++q) {
+                    const int m = block_row + a_row + p * kARows, k = k0 + a_col + 8 * q;
+                    const bool in = m < M && k < K;  // outside A: copy nothing, the 4 bytes are zero-filled
+                    sgemm::cp_async4(&As[stage][a_col + 8 * q][a_row + p * kARows],
+                                     in ? &A[static_cast<size_t>(m) * K + k] : A, in ? 4 : 0);
+                }
+#pragma unroll
+            for (int p = 0; p < kBLoads; ++p) {
+                const int k = k0 + b_row + p * (kThreads / (BN / 4)), n = block_col + b_col;
+                float* dst = &Bs[stage][b_row + p * (kThreads / (BN / 4))][b_col];
+                if (vec_ok) {  // N % 4 == 0: the four floats are all inside B or all outside
+                    const bool in = k < K && n < N;
+                    sgemm::cp_async16(dst, in ? &B[static_cast<size_t>(k) * N + n] : B, in ? 16 : 0);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) {
+                        const bool in = k < K && n + j < N;
+                        sgemm::cp_async4(dst + j, in ? &B[static_cast<size_t>(k) * N + n + j] : B, in ? 4 : 0);
+                    }
+                }
+            }
+        }
+    };
+    // ---- shared memory -> registers: the thread's fragments for one k, (TM + TN) / 4 LDS.128.
+    // The loads walk the warp's sub-tiles: sub-tile wm supplies a_frag[buf][wm * kLaneTM ...].
+    auto load_fragments = [&](int buf, int stage, int k) {
+#pragma unroll
+        for (int i = 0; i < TM; i += 4) {
+            const float4 a = *reinterpret_cast<const float4*>(
+                &As[stage][k][warp_row + (i / kLaneTM) * kSubM + lane_row + i % kLaneTM]);
+            a_frag[buf][i + 0] = a.x, a_frag[buf][i + 1] = a.y, a_frag[buf][i + 2] = a.z, a_frag[buf][i + 3] = a.w;
+        }
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const float4 b = *reinterpret_cast<const float4*>(
+                &Bs[stage][k][warp_col + (j / kLaneTN) * kSubN + lane_col + j % kLaneTN]);
+            b_frag[buf][j + 0] = b.x, b_frag[buf][j + 1] = b.y, b_frag[buf][j + 2] = b.z, b_frag[buf][j + 3] = b.w;
+        }
+    };
+
+    // ---- prologue: start k-tiles 0 .. STAGES - 2, one commit group each (committed even when
+    // empty, so that group g always belongs to k-tile g and the wait counts below hold for any K).
+    const int num_k_tiles = sgemm::ceil_div(K, BK);
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < num_k_tiles) load_tile_async(s, s * BK);
+        sgemm::cp_async_commit();
+    }
+    sgemm::cp_async_wait<STAGES - 2>();  // at most STAGES - 2 groups pending: k-tile 0 has landed
+    __syncthreads();                     // ... for every thread's copies
+    load_fragments(0, 0, 0);
+
+    // ---- mainloop: compute k-tile kt from stage `read_stage` while k-tiles kt + 1 ..
+    // kt + STAGES - 1 are in flight.
+    int read_stage = 0, write_stage = STAGES - 1;
+    for (int kt = 0; kt < num_k_tiles; ++kt) {
+        const bool has_next = kt + 1 < num_k_tiles;  // uniform across the block
+        // Refill the stage computed on during k-tile kt - 1 (every thread has passed the barrier
+        // behind its last read) with k-tile kt + STAGES - 1. Group kt + STAGES - 1, maybe empty.
+        if (kt + STAGES - 1 < num_k_tiles) load_tile_async(write_stage, (kt + STAGES - 1) * BK);
+        sgemm::cp_async_commit();
+        write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k == BK - 1 && has_next) {
+                // Every fragment of this stage has been read (the last, k = BK - 1, one step ago).
+                // kt + STAGES groups are committed; waiting until at most STAGES - 2 are pending
+                // means groups 0 .. kt + 1 are complete: k-tile kt + 1 has landed. The barrier
+                // makes it visible to all threads and frees this stage for the refill at kt + 1.
+                sgemm::cp_async_wait<STAGES - 2>();
+                __syncthreads();
+                read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+            }
+            // Fragments of k + 1 (of the next k-tile's k = 0 at the end) while the FMAs of k run.
+            load_fragments((k + 1) % 2, read_stage, (k + 1) % BK);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[k % 2][i] * b_frag[k % 2][j];
+        }
+    }
+
+    // ---- epilogue: C = alpha * acc + beta * C as float4s, unchecked in interior blocks.
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = block_row + warp_row + (i / kLaneTM) * kSubM + lane_row + i % kLaneTM;
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const int col = block_col + warp_col + (j / kLaneTN) * kSubN + lane_col + j % kLaneTN;
+            const float4 out = make_float4(acc[i][j + 0], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            if (!kCheckEdges || interior)
+                sgemm::store_c4_unchecked(C, N, row, col, out, alpha, beta);
+            else
+                sgemm::store_c4(C, N, row, col, M, N, out, alpha, beta, vec_ok);
+        }
+    }
+}
+
+// Template arguments, in order: BM, BN, BK (block tile), WM, WN (warp tile), WMITER, WNITER
+// (sub-tiles per warp tile), TM, TN (thread tile), STAGES, GROUP_M (rasterization), kCheckEdges.
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
+          bool kCheckEdges>
+void launch(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+            cudaStream_t stream) {
+    auto* kernel = sgemm_09_cp_async_multistage<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M,
+                                                kCheckEdges>;
+    constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
+    // More than 48 KB of dynamic shared memory needs an explicit opt-in, once per kernel.
+    static const cudaError_t opt_in =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    sgemm::check(opt_in);
+    // float4 copies need B's and C's row starts 16-byte aligned (A is copied one float at a
+    // time anyway); otherwise 4-byte copies and scalar stores.
+    const bool vec_ok = sgemm::rows_are_16b_aligned(B, N) && sgemm::rows_are_16b_aligned(C, N);
+    const dim3 block((BM / WM) * (BN / WN) * 32);
+    const dim3 grid(sgemm::ceil_div(M, BM) * sgemm::ceil_div(N, BN));  // 1D: rasterized in the kernel
+    sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, A, B, beta, C, vec_ok);
+}
+
+}  // namespace
+
+static const sgemm::Registration registration{9, "cp_async_multistage", "cp.async copies into a 5-stage shared-memory pipeline; 128 x 256 tile, 64 x 64 warp tiles, L2 rasterization", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>};
+#ifdef SGEMM_TUNING
+static const sgemm::Registration registration_s3{900, "cp_async_multistage_128x256x8_w64x64_t16x8_s3", "step 09 with 3 stages (37 KB of shared memory)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>};
+static const sgemm::Registration registration_s4{901, "cp_async_multistage_128x256x8_w64x64_t16x8_s4", "step 09 with 4 stages (50 KB of shared memory)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>};
+static const sgemm::Registration registration_noswizzle{902, "cp_async_multistage_128x256x8_w64x64_t16x8_s4_noswizzle", "step 09 without rasterization: row-major block order (GROUP_M = 1)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>};
+static const sgemm::Registration registration_group16{903, "cp_async_multistage_128x256x8_w64x64_t16x8_s4_group16", "step 09 rasterized in groups of 16 tile-rows", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 16, true>};
+static const sgemm::Registration registration_t8x16{904, "cp_async_multistage_128x256x8_w64x64_t8x16_s4", "step 09 with 8 x 16 thread tiles (2 x 4 sub-tiles of 32 x 16, lanes 8 x 4)", launch<128, 256, 8, 64, 64, 2, 4, 8, 16, 4, 8, true>};
+static const sgemm::Registration registration_256x128{905, "cp_async_multistage_256x128x8_w64x64_t16x8_s4", "step 09 with a 256 x 128 block tile (4 x 2 warps)", launch<256, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>};
+static const sgemm::Registration registration_bk16{906, "cp_async_multistage_128x256x16_w64x64_t16x8_s3", "step 09 with BK = 16, 3 stages (74 KB): half the barriers per FMA", launch<128, 256, 16, 64, 64, 4, 2, 16, 8, 3, 8, true>};
+static const sgemm::Registration registration_128x128{907, "cp_async_multistage_128x128x8_w32x64_t8x8_s4", "step 09 on step 08's tiles (128 x 128, 32 x 64 warps, 8 x 8 per thread, 2 blocks/SM)", launch<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 8, true>};
+static const sgemm::Registration registration_128x128_w64{908, "cp_async_multistage_128x128x8_w64x64_t16x8_s4", "step 09 with 4 warps of 64 x 64 (128 threads, 2 blocks/SM)", launch<128, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>};
+static const sgemm::Registration registration_noedge{909, "cp_async_multistage_s4_noedge", "step 09 with 4 stages, without edge handling (M multiple of 128, N of 256, K of 8; aligned)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, false>, sgemm::kTileMultiplesOnly};
+static const sgemm::Registration registration_s6{910, "cp_async_multistage_128x256x8_w64x64_t16x8_s6", "step 09 with 6 stages (74 KB of shared memory)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8, true>};
+static const sgemm::Registration registration_s8{911, "cp_async_multistage_128x256x8_w64x64_t16x8_s8", "step 09 with 8 stages (99 KB of shared memory)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>};
+static const sgemm::Registration registration_s5_noswizzle{912, "cp_async_multistage_128x256x8_w64x64_t16x8_s5_noswizzle", "step 09 with 5 stages, no rasterization", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>};
+static const sgemm::Registration registration_s5_noedge{913, "cp_async_multistage_s5_noedge", "step 09 with 5 stages, without edge handling", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>, sgemm::kTileMultiplesOnly};
+#endif
