@@ -13,15 +13,9 @@
 
 namespace {
 
-// Ask ptxas to fit two blocks per SM (<= 64K / (2 * threads) registers per thread)
-// while a block's accumulators fill at most a quarter of the register file; one otherwise.
-constexpr int min_blocks_per_sm(int threads, int outputs_per_thread) {
-    return threads * outputs_per_thread <= 16384 ? 2 : 1;
-}
-
 // kCheckEdges = false drops all edge handling (tuning variant 703).
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
     sgemm_07_warptiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                         bool vec_ok) {
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid

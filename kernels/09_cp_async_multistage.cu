@@ -16,12 +16,6 @@
 
 namespace {
 
-// Ask ptxas to fit two blocks per SM (<= 64K / (2 * threads) registers per thread)
-// while a block's accumulators fill at most a quarter of the register file; one otherwise.
-constexpr int min_blocks_per_sm(int threads, int outputs_per_thread) {
-    return threads * outputs_per_thread <= 16384 ? 2 : 1;
-}
-
 constexpr int kPad = 4;  // As row padding: conflict-free transposed copies, rows stay 16-byte aligned
 
 // Dynamic shared memory of one block: STAGES x (As[BK][BM + kPad] + Bs[BK][BN]) floats.
@@ -29,10 +23,10 @@ constexpr int smem_bytes(int BM, int BN, int BK, int STAGES) {
     return STAGES * (BK * (BM + kPad) + BK * BN) * static_cast<int>(sizeof(float));
 }
 
-// kCheckEdges = false drops all edge handling (tuning variant 909).
+// kCheckEdges = false drops all edge handling (tuning variants 909 and 913).
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
           bool kCheckEdges>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
     sgemm_09_cp_async_multistage(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
                                  float* C, bool vec_ok) {
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid

@@ -16,6 +16,13 @@ inline bool rows_are_16b_aligned(const void* base, int ld) {
     return ld % 4 == 0 && reinterpret_cast<std::uintptr_t>(base) % 16 == 0;
 }
 
+// The minimum-blocks argument of __launch_bounds__ for the warp-tiled steps: ask
+// ptxas to fit two blocks per SM (<= 64K / (2 * threads) registers per thread)
+// while a block's accumulators fill at most a quarter of the register file; one otherwise.
+constexpr int min_blocks_per_sm(int threads, int outputs_per_thread) {
+    return threads * outputs_per_thread <= 16384 ? 2 : 1;
+}
+
 // One element of a row-major matrix, or 0 outside it: edge tiles are padded
 // with zeros so that the inner product loop needs no bounds checks.
 __device__ __forceinline__ float load_or_zero(const float* base, int ld, int row, int col, int rows, int cols) {
