@@ -12,7 +12,8 @@ namespace sgemm {
 // size ~sqrt(j): the errors add up to ~u K sigma / sqrt(6) against a result of
 // ~sigma sqrt(K), a relative error of ~0.41 u sqrt(K) for plain recursive
 // summation, which is what every step here does: one FMA chain per output in
-// k order (a kernel that splits K sums pieces and lands lower). Over M*N elements the normwise error concentrates at that value.
+// k order (a kernel that splits K sums pieces and lands lower). Over M*N
+// elements the normwise error concentrates at that value.
 // The "+2" covers the rounding of alpha*acc and of the beta*C add, and the
 // factor 8 leaves ~20x headroom over the expectation. The bound stays below
 // 1e-4 up to K = 16384 (6.2e-5 there), so a result that is off by 1e-4
