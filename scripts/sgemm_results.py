@@ -1,6 +1,7 @@
 """Helpers shared by scripts/bench and scripts/report (standard library only).
 
-The JSON format is described in docs/json-format.md (schema ``sgemm-steps/1``).
+The JSON format is described in docs/json-format.md (schema ``sgemm-steps/2``; files of
+schema ``sgemm-steps/1`` are read too).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import math
 import os
 import re
 
-SCHEMA = "sgemm-steps/1"
+SCHEMA = "sgemm-steps/2"
+ACCEPTED_SCHEMAS = ("sgemm-steps/1", "sgemm-steps/2")
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_RUNNER = os.path.join(REPO_ROOT, "build", "runner", "sgemm_runner")
@@ -36,9 +38,6 @@ DEFAULT_CAPS = {1: 2048, 2: 4096}
 HEADLINE = (4096, 4096, 4096)
 
 CUBLAS = 0
-# Kernels numbered from here on are tuning variants (only in -DSGEMM_TUNING=ON builds; some are
-# correct only on tile multiples). The default sweep and the README tables leave them out.
-TUNING_FROM = 100
 
 
 class ResultsError(Exception):
@@ -94,19 +93,20 @@ def cap_allows(size, cap) -> bool:
 # ---------------------------------------------------------------- runner --list
 
 
-def parse_kernel_list(text: str) -> list[dict]:
-    """Parses `sgemm_runner --list` output: one kernel per line, 'NN  name  idea'.
-
-    Lines whose first field is not a number (headers, blank lines) are ignored.
-    """
-    kernels = []
-    for line in text.splitlines():
-        fields = line.split(None, 2)
-        if len(fields) < 2 or not fields[0].isdigit():
-            continue
-        kernels.append({"number": int(fields[0]), "name": fields[1], "idea": fields[2].strip() if len(fields) > 2 else ""})
+def parse_kernel_list(text: str) -> tuple[list[dict], int]:
+    """Parses `sgemm_runner --list --json -`: (the kernels sorted by number, the number tuning
+    variants start at). Tuning variants (-DSGEMM_TUNING=ON builds) are left out of the default
+    sweep and the README tables; the runner's registry is the one place that number lives."""
+    try:
+        doc = json.loads(text)
+        kernels = [{"number": int(k["number"]), "name": str(k["name"]), "idea": str(k.get("idea", "")),
+                    "precision": str(k.get("precision", "fp32")), "requirements": k.get("requirements", {}),
+                    "tuning_variant": bool(k.get("tuning_variant", False))} for k in doc["kernels"]]
+        tuning_from = int(doc["tuning_from"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise ResultsError(f"unexpected output of 'sgemm_runner --list --json -': {e}") from None
     kernels.sort(key=lambda k: k["number"])
-    return kernels
+    return kernels, tuning_from
 
 
 def label(number: int, name: str) -> str:
@@ -135,8 +135,8 @@ def validate(doc, source: str = "results") -> dict:
     """Checks the parts of the schema the tools rely on; raises ResultsError with a clear message."""
     if not isinstance(doc, dict):
         raise ResultsError(f"{source}: top level is not a JSON object")
-    if doc.get("schema") != SCHEMA:
-        raise ResultsError(f"{source}: schema is {doc.get('schema')!r}, expected {SCHEMA!r}")
+    if doc.get("schema") not in ACCEPTED_SCHEMAS:
+        raise ResultsError(f"{source}: schema is {doc.get('schema')!r}, expected one of {ACCEPTED_SCHEMAS!r}")
     for key in ("device", "settings", "results"):
         if key not in doc:
             raise ResultsError(f"{source}: missing top-level key '{key}'")
@@ -170,6 +170,69 @@ def load_results(path: str) -> dict:
     except json.JSONDecodeError as e:
         raise ResultsError(f"{path}: malformed JSON: {e}") from None
     return validate(doc, path)
+
+
+# ---------------------------------------------------------------- paths in committed files
+#
+# Bench JSONs and the pages made from them get committed, so nothing written into them may
+# name a place on the machine that made them (tests/check_paths.py checks docs/ for this).
+
+
+def display_path(path: str, guess_repo_part: bool = False) -> str:
+    """A path as it may be written into a committed file.
+
+    Inside the repository: relative to its root ('build/runner/sgemm_runner'). Elsewhere: the
+    basename ('/tmp/sgemm-bench-x1y2/run003.json' -> 'run003.json'). With guess_repo_part, an
+    absolute path from another machine whose checkout lived elsewhere keeps its part from a
+    'build*' directory on ('/home/u/sgemm/build/runner/sgemm_runner' -> 'build/runner/sgemm_runner').
+    """
+    if not path:
+        return path
+    windows = re.match(r"^[A-Za-z]:[\\/]", path) is not None
+    if not windows:
+        full = os.path.abspath(os.path.expanduser(path))
+        try:
+            inside = os.path.commonpath([full, REPO_ROOT]) == REPO_ROOT
+        except ValueError:  # different drives
+            inside = False
+        if inside:
+            rel = os.path.relpath(full, REPO_ROOT)
+            return "." if rel == "." else rel.replace(os.sep, "/")
+    parts = [p for p in re.split(r"[\\/]+", path) if p]
+    if windows:
+        parts = parts[1:]  # the drive
+    if guess_repo_part:
+        for i, part in enumerate(parts[:-1]):
+            if part.startswith("build"):
+                return "/".join(parts[i:])
+    return parts[-1] if parts else "."
+
+
+# An absolute path: '/x...' not preceded by a word character, '.', ':' or '/' (so not 'TFLOP/s',
+# a relative 'a/b' or a URL's '//host/path'), '~/x...', or a Windows drive path 'C:\x...' or 'C:/x...'.
+_ABS_PATH = re.compile(r"(?:(?<![\w.:/~\\-])/|(?<![\w.:/\\-])~/|(?<![\w.:/\\-])[A-Za-z]:[\\/])"
+                       r"[^\s'\"`<>|;,()\[\]{}:*?]*")
+
+
+def scrub_paths(text: str, guess_repo_part: bool = True) -> str:
+    """text with every absolute path replaced by display_path(path, guess_repo_part).
+
+    For commands and messages taken from a JSON that an older scripts/bench (or another machine)
+    wrote, before they go into a page that gets committed.
+    """
+    if not isinstance(text, str):
+        return text
+
+    def repl(m):
+        path = m.group(0)
+        trail = ""
+        while path and path[-1] in ".":  # sentence end, not part of the path
+            path, trail = path[:-1], path[-1] + trail
+        if path in ("/", "~/") or re.fullmatch(r"[A-Za-z]:[\\/]", path):
+            return m.group(0)
+        return display_path(path, guess_repo_part) + trail
+
+    return _ABS_PATH.sub(repl, text)
 
 
 def write_json(path: str, doc: dict) -> None:

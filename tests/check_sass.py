@@ -6,8 +6,12 @@ Each step's lesson must be visible in the machine code:
   - sgemm_06_* loads global memory with LDG.E.128 and shared memory with LDS.128;
   - sgemm_07_* .. sgemm_09_* read shared memory with LDS.128;
   - sgemm_09_* copies global -> shared with LDGSTS (cp.async).
-cuobjdump comes with the CUDA toolkit; where the toolkit lacks it, PyPI's
-nvidia-cuda-cuobjdump provides it (.ci/run installs it).
+cuobjdump and nvdisasm come with a full CUDA toolkit. Where the toolkit lacks them,
+scripts/test installs PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (pinned, one
+release, in scripts/requirements.txt) into a virtual environment under the build
+directory and runs this script with that environment's Python. Since CUDA 13.3,
+`cuobjdump -sass` runs nvdisasm, which it looks up on PATH: this script puts the nvdisasm
+it finds there. A missing tool fails the test with one line saying how to get it.
 """
 import glob
 import os
@@ -29,21 +33,36 @@ REQUIRED = [
 FORBIDDEN = [(r"\b(LDL|STL)(\.\S+)?\b", "local memory (spills)")]
 
 
-def find_cuobjdump():
-    candidates = [shutil.which("cuobjdump")]
+HOW_TO_GET = ("run scripts/test (it installs the pinned nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm of "
+              "scripts/requirements.txt into BUILD/python), or put a CUDA toolkit's cuobjdump and nvdisasm on PATH")
+
+
+def find_tool(name):
+    """The tool from PATH, the CUDA toolkit, or this Python's site-packages (PyPI's nvidia-cuda-*)."""
+    candidates = [shutil.which(name)]
     for root in {os.environ.get("CUDA_HOME", "/usr/local/cuda"), "/usr/local/cuda"}:
-        candidates.append(os.path.join(root, "bin", "cuobjdump"))
+        candidates.append(os.path.join(root, "bin", name))
     for site in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}:
-        candidates += glob.glob(os.path.join(site, "nvidia", "cu*", "bin", "cuobjdump"))
-        candidates += glob.glob(os.path.join(site, "nvidia", "cuda_cuobjdump", "bin", "cuobjdump"))
+        candidates += sorted(glob.glob(os.path.join(site, "nvidia", "cu*", "bin", name)))
+        candidates += sorted(glob.glob(os.path.join(site, "nvidia", "cuda_*", "bin", name)))
     for c in candidates:
-        if c and os.access(c, os.X_OK):
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
     return None
 
 
-def kernels_sass(binary, cuobjdump):
-    out = subprocess.run([cuobjdump, "-sass", binary], check=True, capture_output=True, text=True).stdout
+def kernels_sass(binary, cuobjdump, nvdisasm):
+    env = dict(os.environ)
+    if nvdisasm:  # where cuobjdump looks for it
+        env["PATH"] = os.path.dirname(nvdisasm) + os.pathsep + env.get("PATH", "")
+        env["NVDISASM_PATH"] = nvdisasm
+    proc = subprocess.run([cuobjdump, "-sass", binary], capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        err = proc.stderr.strip().splitlines()
+        missing = "nvdisasm" in proc.stderr
+        sys.exit(f"check_sass: FAIL: {cuobjdump} -sass failed ({err[-1] if err else 'exit ' + str(proc.returncode)})"
+                 + (f"; nvdisasm is missing: {HOW_TO_GET}" if missing else ""))
+    out = proc.stdout
     functions, name = {}, None
     for line in out.splitlines():
         m = re.match(r"\s*Function : (\S+)", line)
@@ -58,11 +77,11 @@ def kernels_sass(binary, cuobjdump):
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: check_sass.py BINARY")
-    cuobjdump = find_cuobjdump()
+    cuobjdump = find_tool("cuobjdump")
     if not cuobjdump:
-        sys.exit("check_sass: cuobjdump not found (not in the CUDA toolkit here): "
-                 "python3 -m pip install nvidia-cuda-cuobjdump")
-    functions = kernels_sass(sys.argv[1], cuobjdump)
+        sys.exit(f"check_sass: FAIL: cuobjdump not found (the CUDA toolkit here has none): {HOW_TO_GET}")
+    nvdisasm = find_tool("nvdisasm")
+    functions = kernels_sass(sys.argv[1], cuobjdump, nvdisasm)
     # Mangled names contain the plain name, e.g. _ZN..sgemm_06_vectorized...
     ours = {n: "\n".join(body) for n, body in functions.items() if "sgemm_" in n}
     if not ours:

@@ -29,6 +29,9 @@ sys.path.insert(0, SCRIPTS)
 import ncu_summary  # noqa: E402
 import sgemm_results as sr  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_paths  # noqa: E402  (its pattern for absolute paths)
+
 try:
     import matplotlib  # noqa: F401
 
@@ -157,8 +160,9 @@ class ReportTest(unittest.TestCase):
         md = self.read(self.md)
         self.assertIn("# SGEMM results: Test GPU 9000 (synthetic)", md)
         for text in ("999.1", "13.0.2", "2026-01-02T03:04:05Z", "1900 MHz at start (max 2000 MHz)",
-                     "5 warm-up + 20 timed reps", "L2 flushed"):
+                     "5 warm-up + 20 timed reps", "L2 flushed", "results checked against a float64 reference"):
             self.assertIn(text, md)
+        self.assertNotIn("checked against cuBLAS", md)  # the check is against float64, not cuBLAS
         # Square table rows: TFLOP/s (% of cuBLAS), cuBLAS last, capped and FAIL marked.
         self.assertIn("| 01 | naive | 0.457 (1.2%) | capped |", md)
         self.assertIn("| 02 | smem_tiling | 5.50 (13.8%) | 7.04 (13.9%) **FAIL** |", md)
@@ -196,6 +200,26 @@ class ReportTest(unittest.TestCase):
         self.assertIn("tiles of A and B \\| staged in shared memory", docs)  # '|' escaped in a table cell
         self.assertIn(f"(results/{self.slug}.md)", docs)
         self.assertTrue(docs.endswith(END + "\n\nMore docs.\n"))
+
+    def test_no_absolute_paths_from_an_old_json(self):
+        """A JSON from an older bench (or another machine) has absolute paths; the page must not."""
+        doc = synthetic_doc()
+        doc["command"] = "scripts/bench --runner /home/alice/sgemm/build/runner/sgemm_runner --out /root/out/bench.json"
+        for i, r in enumerate(doc["sweep"]["runs"]):
+            r["command"] = (f"/work/main/build/runner/sgemm_runner --kernel 1,2,3 --size {r['M']},{r['N']},{r['K']} "
+                            f"--json /tmp/sgemm-bench-blh4vmyd/run{i:03d}.json")
+        doc["sweep"]["runs"][0].update(returncode=3, error="cannot run /work/main/build/runner/sgemm_runner: gone")
+        with open(self.json, "w") as f:
+            json.dump(doc, f)
+        self.ok(plots=False)
+        md = self.read(self.md)
+        self.assertIn("`scripts/bench --runner build/runner/sgemm_runner --out bench.json`", md)
+        self.assertIn("build/runner/sgemm_runner --kernel 1,2,3 --size 1024,1024,1024 --json run000.json\n", md)
+        self.assertIn("build/runner/sgemm_runner --kernel 1,2,3 --size 4096,64,4096 --json run004.json\n", md)
+        self.assertIn("failed: cannot run build/runner/sgemm_runner: gone.", md)
+        for text in ("/tmp", "/work", "/root", "/home", "sgemm-bench-"):
+            self.assertNotIn(text, md)
+        self.assertEqual([check_paths.find(line) for line in md.splitlines() if check_paths.find(line)], [])
 
     def test_geomean(self):
         self.assertAlmostEqual(sr.geomean([70.0, 80.0, 90.0]), (70.0 * 80.0 * 90.0) ** (1 / 3))
@@ -266,13 +290,15 @@ args = sys.argv[1:]
 with open(os.environ["FAKE_RUNNER_LOG"], "a") as log:
     log.write(json.dumps(args) + "\n")
 if "--list" in args:
-    for n, name, idea in KERNELS:
-        print(f"{n:02d}  {name:<12} {idea}")
+    print(json.dumps({"schema": "sgemm-steps-list/1", "tuning_from": 100,
+                      "kernels": [{"number": n, "name": name, "label": f"{n:02d}_{name}", "idea": idea,
+                                   "requirements": {"min_cc": 0, "needs_sm90a": False}, "precision": "fp32",
+                                   "tuning_variant": n >= 100, "tunable": False} for n, name, idea in KERNELS]}))
     sys.exit(0)
 opt = lambda key, default=None: args[args.index(key) + 1] if key in args else default
 m, n, k = (int(x) for x in opt("--size").split(","))
-if m == 13:
-    print("CUDA error: out of memory (fake)", file=sys.stderr)
+if m == 13:  # names its own path and its --json path, as a real error message may
+    print(f"CUDA error: out of memory (fake) in {sys.argv[0]} writing {opt('--json')}", file=sys.stderr)
     sys.exit(3)
 wanted = [int(x) for x in opt("--kernel").split(",")]
 flop = 2.0 * m * n * k
@@ -347,7 +373,10 @@ class BenchTest(unittest.TestCase):
         self.assertEqual(sweep["square_sizes"], [[128] * 3, [256] * 3, [512] * 3])
         self.assertEqual(sweep["irregular_sizes"], [[300] * 3])
         self.assertEqual(len(sweep["runs"]), 4)
-        self.assertTrue(all(r["command"].startswith(self.runner + " --kernel ") for r in sweep["runs"]))
+        # The runner lies outside the repository (in a temporary folder): recorded by its basename.
+        self.assertTrue(all(r["command"].startswith("fake_runner --kernel ") for r in sweep["runs"]))
+        self.assertEqual([r["command"].split()[-2:] for r in sweep["runs"]],
+                         [["--json", f"run{i:03d}.json"] for i in range(4)])
         self.assertEqual(sweep["failed_runs"], 0)
 
     def test_default_caps_and_kernel_subset(self):
@@ -380,6 +409,43 @@ class BenchTest(unittest.TestCase):
                 text = f.read()
             self.assertIn("| 03 | ", text)
             self.assertNotIn("tiled_noedge", text, "tuning variants stay out of the README tables")
+
+    def test_recorded_commands_hold_no_local_paths(self):
+        """Everything bench writes names no place on this machine: no absolute path, no temporary folder."""
+        proc = self.bench("--sizes", "64", "13,64,64", "128", "--reps", "3")
+        self.assertEqual(proc.returncode, 1)  # 13x64x64 fails: its error and output tails are recorded too
+        runs = [c for c in self.calls() if "--list" not in c]
+        self.assertTrue(all(os.path.isabs(c[c.index("--json") + 1]) for c in runs), "the runner really ran "
+                        "with its JSON in a temporary folder")
+        with open(self.out, encoding="utf-8") as f:
+            text = f.read()
+        doc = json.loads(text)
+        sweep = doc["sweep"]
+        self.assertEqual(sweep["runner"], "fake_runner")
+        self.assertEqual(sweep["list_command"], "fake_runner --list --json -")
+        self.assertEqual(doc["command"], f"scripts/bench --runner fake_runner --out bench.json "
+                                         "--sizes 64 13,64,64 128 --reps 3")
+        self.assertEqual([r["command"] for r in sweep["runs"]],
+                         [f"fake_runner --kernel 1,2,3 --size {s} --reps 3 --json run{i:03d}.json"
+                          for i, s in enumerate(("64,64,64", "13,64,64", "128,128,128"))])
+        bad = [r for r in sweep["runs"] if r.get("error")]
+        self.assertEqual(len(bad), 1)
+        self.assertIn("out of memory (fake) in fake_runner writing run001.json", bad[0]["stderr_tail"])
+        for needle in (self.tmp, tempfile.gettempdir() + os.sep, "sgemm-bench-", REPO):
+            self.assertNotIn(needle, text)
+        self.assertEqual([(n, check_paths.find(line)) for n, line in enumerate(text.splitlines(), 1)
+                          if check_paths.find(line)], [])
+
+    def test_display_path(self):
+        self.assertEqual(sr.display_path(os.path.join(sr.REPO_ROOT, "build", "runner", "sgemm_runner")),
+                         "build/runner/sgemm_runner")
+        self.assertEqual(sr.display_path(os.path.join(tempfile.gettempdir(), "sgemm-bench-x1", "run003.json")),
+                         "run003.json")
+        self.assertEqual(sr.scrub_paths("/elsewhere/sgemm/build-tuning/runner/sgemm_runner --json=/tmp/x/a.json"),
+                         "build-tuning/runner/sgemm_runner --json=a.json")
+        self.assertEqual(sr.scrub_paths("/elsewhere/build/x", guess_repo_part=False), "x")
+        clean = "TFLOP/s, https://example.com/tmp/x, build/runner/sgemm_runner, $CUDA_HOME/bin, a / b"
+        self.assertEqual(sr.scrub_paths(clean), clean)
 
     def test_failed_invocation_recorded(self):
         proc = self.bench("--sizes", "64", "13,64,64", "128")
