@@ -20,15 +20,17 @@ cublasHandle_t handle() {
     return h;
 }
 
-void launch(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-            cudaStream_t stream) {
+void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
     cublasHandle_t h = handle();
     sgemm::check(cublasSetStream(h, stream));
     // cuBLAS is column-major. A row-major matrix read column-major is its
     // transpose, so row-major C = A*B is column-major C^T = B^T * A^T: pass B first.
-    sgemm::check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N));
+    sgemm::check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A, lda, &beta, C, ldc));
 }
+
+std::string describe(const sgemm::GemmArgs&) { return "cublasSgemm, CUBLAS_DEFAULT_MATH"; }
 
 }  // namespace
 
-static const sgemm::Registration registration{0, "cublas", "cuBLAS SGEMM in FP32 (no TF32): the baseline", launch};
+static const sgemm::Registration registration{{.number = 0, .name = "cublas", .idea = "cuBLAS SGEMM in FP32 (no TF32): the baseline", .launch = launch, .describe = describe}};

@@ -10,28 +10,30 @@ namespace {
 
 constexpr int BLOCK = 32;  // 32 x 32 = 1024 threads per block
 
-__global__ void sgemm_02_coalesced(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                                   float* C) {
+__global__ void sgemm_02_coalesced(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                                   float beta, float* C, int ldc) {
     // threadIdx.x varies fastest within a warp: here it picks the column.
     const int col = blockIdx.x * BLOCK + threadIdx.x;
-    const int row = blockIdx.y * BLOCK + threadIdx.y;
+    const int row = sgemm::tile_y() * BLOCK + threadIdx.y;  // gridDim.y, continued on gridDim.z
     if (row >= M || col >= N) return;
 
-    const float* a = A + static_cast<size_t>(row) * K;  // row `row` of A: the same for the whole warp
-    const float* b = B + col;                           // column `col` of B: consecutive across lanes
+    const float* a = A + static_cast<size_t>(row) * lda;  // row `row` of A: the same for the whole warp
+    const float* b = B + col;                             // column `col` of B: consecutive across lanes
     float acc = 0.0f;
-    for (int k = 0; k < K; ++k) acc += a[k] * b[static_cast<size_t>(k) * N];
+    for (int k = 0; k < K; ++k) acc += a[k] * b[static_cast<size_t>(k) * ldb];
 
-    sgemm::store_c(C, N, row, col, M, N, acc, alpha, beta);
+    sgemm::store_c(C, ldc, row, col, M, N, acc, alpha, beta);
 }
 
-void launch(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-            cudaStream_t stream) {
+void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
     const dim3 block(BLOCK, BLOCK);
-    const dim3 grid(sgemm::ceil_div(N, BLOCK), sgemm::ceil_div(M, BLOCK));
-    sgemm::launch_checked(sgemm_02_coalesced, grid, block, 0, stream, M, N, K, alpha, A, B, beta, C);
+    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, BLOCK), sgemm::ceil_div(M, BLOCK));
+    sgemm::launch_checked(sgemm_02_coalesced, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
+
+std::string describe(const sgemm::GemmArgs&) { return "32x32 threads, 1 output each"; }
 
 }  // namespace
 
-static const sgemm::Registration registration{2, "coalesced", "consecutive threads on consecutive columns of C: coalesced B loads, broadcast A", launch};
+static const sgemm::Registration registration{{.number = 2, .name = "coalesced", .idea = "consecutive threads on consecutive columns of C: coalesced B loads, broadcast A", .launch = launch, .describe = describe, .can_implement = sgemm::fits_int_tiles<BLOCK, BLOCK, 1>}};

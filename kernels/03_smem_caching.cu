@@ -14,7 +14,8 @@ namespace {
 // for shapes made of whole tiles.
 template <int BM, int BN, int BK, bool kCheckEdges>
 __global__ void __launch_bounds__(BM * BN)
-    sgemm_03_smem_caching(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+    sgemm_03_smem_caching(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                          float beta, float* C, int ldc) {
     constexpr int kThreads = BM * BN;  // one thread per output of the block tile
     static_assert(kThreads <= 1024, "a block has at most 1024 threads");
     static_assert(kThreads % BK == 0 && BM % (kThreads / BK) == 0,
@@ -28,8 +29,8 @@ __global__ void __launch_bounds__(BM * BN)
     __shared__ float Bs[BK][BN];
 
     const int tid = threadIdx.x;
-    const int block_row = blockIdx.y * BM;  // first row of this block's C tile
-    const int block_col = blockIdx.x * BN;  // first column of this block's C tile
+    const int block_row = sgemm::tile_y() * BM;  // first row of this block's C tile
+    const int block_col = blockIdx.x * BN;       // first column of this block's C tile
     // Thread (ty, tx) owns output (ty, tx) of the block tile; a warp is 32 consecutive columns of one row.
     const int tx = tid % BN;
     const int ty = tid / BN;
@@ -50,17 +51,17 @@ __global__ void __launch_bounds__(BM * BN)
         if (full) {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
-                a_ld[p] = A[static_cast<size_t>(block_row + a_row + p * (kThreads / BK)) * K + k0 + a_col];
+                a_ld[p] = A[static_cast<size_t>(block_row + a_row + p * (kThreads / BK)) * lda + k0 + a_col];
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
-                b_ld[p] = B[static_cast<size_t>(k0 + b_row + p * (kThreads / BN)) * N + block_col + b_col];
+                b_ld[p] = B[static_cast<size_t>(k0 + b_row + p * (kThreads / BN)) * ldb + block_col + b_col];
         } else {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
-                a_ld[p] = sgemm::load_or_zero(A, K, block_row + a_row + p * (kThreads / BK), k0 + a_col, M, K);
+                a_ld[p] = sgemm::load_or_zero(A, lda, block_row + a_row + p * (kThreads / BK), k0 + a_col, M, K);
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
-                b_ld[p] = sgemm::load_or_zero(B, N, k0 + b_row + p * (kThreads / BN), block_col + b_col, K, N);
+                b_ld[p] = sgemm::load_or_zero(B, ldb, k0 + b_row + p * (kThreads / BN), block_col + b_col, K, N);
         }
         // ---- registers -> shared memory: consecutive threads, consecutive words.
 #pragma unroll
@@ -79,9 +80,9 @@ __global__ void __launch_bounds__(BM * BN)
     const int row = block_row + ty;
     const int col = block_col + tx;
     if (!kCheckEdges || interior)
-        sgemm::store_c_unchecked(C, N, row, col, acc, alpha, beta);
+        sgemm::store_c_unchecked(C, ldc, row, col, acc, alpha, beta);
     else
-        sgemm::store_c(C, N, row, col, M, N, acc, alpha, beta);
+        sgemm::store_c(C, ldc, row, col, M, N, acc, alpha, beta);
 }
 
 constexpr int kBM = 32, kBN = 32, kBK = 32;  // 1024 threads, one output each
@@ -89,23 +90,30 @@ constexpr int kBM = 32, kBN = 32, kBK = 32;  // 1024 threads, one output each
 // kAlwaysCheck = true runs the checked kernel on every shape (tuning variant 103),
 // so that what edge handling costs stays measurable.
 template <bool kAlwaysCheck>
-void launch(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-            cudaStream_t stream) {
+void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
     // Shapes made of whole tiles run an instantiation compiled without any edge
     // handling: ptxas schedules its mainloop better than that of the checked kernel,
     // even where the checked kernel takes its fast path (docs/kernels/03_smem_caching.md, "Edge
     // handling"). Other shapes run the checked kernel: interior blocks still load unpredicated.
-    const bool whole_tiles = !kAlwaysCheck && M % kBM == 0 && N % kBN == 0 && K % kBK == 0;
+    const bool whole_tiles = !kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args);
     const auto kernel = whole_tiles ? sgemm_03_smem_caching<kBM, kBN, kBK, false>
                                     : sgemm_03_smem_caching<kBM, kBN, kBK, true>;
     const dim3 block(kBM * kBN);
-    const dim3 grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
-    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, B, beta, C);
+    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
+    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <bool kAlwaysCheck>
+std::string describe(const sgemm::GemmArgs& args) {
+    return std::string("32x32x32 tile, 1 output per thread") +
+           (!kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args) ? ", no edge checks (whole tiles)"
+                                                                 : ", edge-checked");
 }
 
 }  // namespace
 
-static const sgemm::Registration registration{3, "smem_caching", "32x32 tiles of A and B staged in shared memory, one output per thread", launch<false>};
+static const sgemm::Registration registration{{.number = 3, .name = "smem_caching", .idea = "32x32 tiles of A and B staged in shared memory, one output per thread", .launch = launch<false>, .describe = describe<false>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
 #ifdef SGEMM_TUNING
-static const sgemm::Registration registration_checked{103, "smem_caching_checked", "step 03 always through its edge-checked kernel (the cost of edge handling)", launch<true>};
+static const sgemm::Registration registration_checked{{.number = 103, .name = "smem_caching_checked", .idea = "step 03 always through its edge-checked kernel (the cost of edge handling)", .launch = launch<true>, .describe = describe<true>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
 #endif

@@ -13,7 +13,8 @@ namespace {
 // for shapes made of whole tiles.
 template <int BM, int BN, int BK, int TM, bool kCheckEdges>
 __global__ void __launch_bounds__((BM / TM) * BN)
-    sgemm_04_blocktiling_1d(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+    sgemm_04_blocktiling_1d(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                            float beta, float* C, int ldc) {
     constexpr int kThreadsM = BM / TM;  // the threads form a kThreadsM x BN grid
     constexpr int kThreads = kThreadsM * BN;
     static_assert(BM % TM == 0, "the thread tiles cover the block tile exactly");
@@ -28,8 +29,8 @@ __global__ void __launch_bounds__((BM / TM) * BN)
     __shared__ float Bs[BK][BN];
 
     const int tid = threadIdx.x;
-    const int block_row = blockIdx.y * BM;  // first row of this block's C tile
-    const int block_col = blockIdx.x * BN;  // first column of this block's C tile
+    const int block_row = sgemm::tile_y() * BM;  // first row of this block's C tile
+    const int block_col = blockIdx.x * BN;       // first column of this block's C tile
     // Thread (ty, tx) owns rows ty + i * kThreadsM of column tx of the block tile;
     // a warp is 32 consecutive columns, all with the same rows.
     const int tx = tid % BN;
@@ -51,17 +52,17 @@ __global__ void __launch_bounds__((BM / TM) * BN)
         if (full) {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
-                a_ld[p] = A[static_cast<size_t>(block_row + a_row + p * (kThreads / BK)) * K + k0 + a_col];
+                a_ld[p] = A[static_cast<size_t>(block_row + a_row + p * (kThreads / BK)) * lda + k0 + a_col];
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
-                b_ld[p] = B[static_cast<size_t>(k0 + b_row + p * (kThreads / BN)) * N + block_col + b_col];
+                b_ld[p] = B[static_cast<size_t>(k0 + b_row + p * (kThreads / BN)) * ldb + block_col + b_col];
         } else {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
-                a_ld[p] = sgemm::load_or_zero(A, K, block_row + a_row + p * (kThreads / BK), k0 + a_col, M, K);
+                a_ld[p] = sgemm::load_or_zero(A, lda, block_row + a_row + p * (kThreads / BK), k0 + a_col, M, K);
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
-                b_ld[p] = sgemm::load_or_zero(B, N, k0 + b_row + p * (kThreads / BN), block_col + b_col, K, N);
+                b_ld[p] = sgemm::load_or_zero(B, ldb, k0 + b_row + p * (kThreads / BN), block_col + b_col, K, N);
         }
         // ---- registers -> shared memory: consecutive threads, consecutive words.
 #pragma unroll
@@ -86,9 +87,9 @@ __global__ void __launch_bounds__((BM / TM) * BN)
         const int row = block_row + ty + i * kThreadsM;
         const int col = block_col + tx;
         if (!kCheckEdges || interior)
-            sgemm::store_c_unchecked(C, N, row, col, acc[i], alpha, beta);
+            sgemm::store_c_unchecked(C, ldc, row, col, acc[i], alpha, beta);
         else
-            sgemm::store_c(C, N, row, col, M, N, acc[i], alpha, beta);
+            sgemm::store_c(C, ldc, row, col, M, N, acc[i], alpha, beta);
     }
 }
 
@@ -97,23 +98,30 @@ constexpr int kBM = 64, kBN = 64, kBK = 8, kTM = 8;  // 512 threads, 8 outputs e
 // kAlwaysCheck = true runs the checked kernel on every shape (tuning variant 104),
 // so that what edge handling costs stays measurable.
 template <bool kAlwaysCheck>
-void launch(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-            cudaStream_t stream) {
+void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
     // Shapes made of whole tiles run an instantiation compiled without any edge
     // handling: ptxas schedules its mainloop better than that of the checked kernel,
     // even where the checked kernel takes its fast path (docs/kernels/04_blocktiling_1d.md, "Edge
     // handling"). Other shapes run the checked kernel: interior blocks still load unpredicated.
-    const bool whole_tiles = !kAlwaysCheck && M % kBM == 0 && N % kBN == 0 && K % kBK == 0;
+    const bool whole_tiles = !kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args);
     const auto kernel = whole_tiles ? sgemm_04_blocktiling_1d<kBM, kBN, kBK, kTM, false>
                                     : sgemm_04_blocktiling_1d<kBM, kBN, kBK, kTM, true>;
     const dim3 block((kBM / kTM) * kBN);
-    const dim3 grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
-    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, B, beta, C);
+    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
+    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <bool kAlwaysCheck>
+std::string describe(const sgemm::GemmArgs& args) {
+    return std::string("64x64x8 tile, 8x1 outputs per thread") +
+           (!kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args) ? ", no edge checks (whole tiles)"
+                                                                 : ", edge-checked");
 }
 
 }  // namespace
 
-static const sgemm::Registration registration{4, "blocktiling_1d", "64x64x8 block tile, 8 outputs per thread down a column, B value cached in a register", launch<false>};
+static const sgemm::Registration registration{{.number = 4, .name = "blocktiling_1d", .idea = "64x64x8 block tile, 8 outputs per thread down a column, B value cached in a register", .launch = launch<false>, .describe = describe<false>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
 #ifdef SGEMM_TUNING
-static const sgemm::Registration registration_checked{104, "blocktiling_1d_checked", "step 04 always through its edge-checked kernel (the cost of edge handling)", launch<true>};
+static const sgemm::Registration registration_checked{{.number = 104, .name = "blocktiling_1d_checked", .idea = "step 04 always through its edge-checked kernel (the cost of edge handling)", .launch = launch<true>, .describe = describe<true>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
 #endif

@@ -14,7 +14,8 @@ namespace {
 // kCheckEdges = false drops all edge handling (used by tuning variant 105).
 template <int BM, int BN, int BK, int TM, int TN, bool kCheckEdges>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
-    sgemm_05_blocktiling_2d(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+    sgemm_05_blocktiling_2d(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                            float beta, float* C, int ldc) {
     constexpr int kThreadsM = BM / TM;  // the threads form a kThreadsM x kThreadsN grid
     constexpr int kThreadsN = BN / TN;
     constexpr int kThreads = kThreadsM * kThreadsN;
@@ -30,8 +31,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
     __shared__ float Bs[BK][BN];
 
     const int tid = threadIdx.x;
-    const int block_row = blockIdx.y * BM;  // first row of this block's C tile
-    const int block_col = blockIdx.x * BN;  // first column of this block's C tile
+    const int block_row = sgemm::tile_y() * BM;  // first row of this block's C tile
+    const int block_col = blockIdx.x * BN;       // first column of this block's C tile
     // Thread (ty, tx) owns rows ty + i * kThreadsM and columns tx + j * kThreadsN of
     // the block tile: interleaved, so that lanes read consecutive shared words.
     const int tx = tid % kThreadsN;
@@ -55,17 +56,17 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
         if (full) {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
-                a_ld[p] = A[static_cast<size_t>(block_row + a_row + p * (kThreads / BK)) * K + k0 + a_col];
+                a_ld[p] = A[static_cast<size_t>(block_row + a_row + p * (kThreads / BK)) * lda + k0 + a_col];
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
-                b_ld[p] = B[static_cast<size_t>(k0 + b_row + p * (kThreads / BN)) * N + block_col + b_col];
+                b_ld[p] = B[static_cast<size_t>(k0 + b_row + p * (kThreads / BN)) * ldb + block_col + b_col];
         } else {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
-                a_ld[p] = sgemm::load_or_zero(A, K, block_row + a_row + p * (kThreads / BK), k0 + a_col, M, K);
+                a_ld[p] = sgemm::load_or_zero(A, lda, block_row + a_row + p * (kThreads / BK), k0 + a_col, M, K);
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
-                b_ld[p] = sgemm::load_or_zero(B, N, k0 + b_row + p * (kThreads / BN), block_col + b_col, K, N);
+                b_ld[p] = sgemm::load_or_zero(B, ldb, k0 + b_row + p * (kThreads / BN), block_col + b_col, K, N);
         }
         // ---- registers -> shared memory: consecutive threads, consecutive words.
 #pragma unroll
@@ -97,9 +98,9 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
         for (int j = 0; j < TN; ++j) {
             const int col = block_col + tx + j * kThreadsN;
             if (!kCheckEdges || interior)
-                sgemm::store_c_unchecked(C, N, row, col, acc[i][j], alpha, beta);
+                sgemm::store_c_unchecked(C, ldc, row, col, acc[i][j], alpha, beta);
             else
-                sgemm::store_c(C, N, row, col, M, N, acc[i][j], alpha, beta);
+                sgemm::store_c(C, ldc, row, col, M, N, acc[i][j], alpha, beta);
         }
     }
 }
@@ -111,19 +112,26 @@ constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;  // 256 threads, 
 // docs/kernels/05_blocktiling_2d.md, "Edge handling"). kUseUnchecked = true (tuning
 // variant 105) runs it for shapes made of whole tiles, so that stays measurable.
 template <bool kUseUnchecked>
-void launch(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-            cudaStream_t stream) {
-    const bool whole_tiles = kUseUnchecked && M % kBM == 0 && N % kBN == 0 && K % kBK == 0;
+void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+    const bool whole_tiles = kUseUnchecked && sgemm::is_whole_tiles<kBM, kBN, kBK>(args);
     const auto kernel = whole_tiles ? sgemm_05_blocktiling_2d<kBM, kBN, kBK, kTM, kTN, false>
                                     : sgemm_05_blocktiling_2d<kBM, kBN, kBK, kTM, kTN, true>;
     const dim3 block((kBM / kTM) * (kBN / kTN));
-    const dim3 grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
-    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, B, beta, C);
+    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
+    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <bool kUseUnchecked>
+std::string describe(const sgemm::GemmArgs& args) {
+    return std::string("128x128x8 tile, 8x8 outputs per thread") +
+           (kUseUnchecked && sgemm::is_whole_tiles<kBM, kBN, kBK>(args) ? ", no edge checks (whole tiles)"
+                                                                 : ", edge-checked");
 }
 
 }  // namespace
 
-static const sgemm::Registration registration{5, "blocktiling_2d", "128x128x8 block tile, 8x8 outputs per thread from register outer products", launch<false>};
+static const sgemm::Registration registration{{.number = 5, .name = "blocktiling_2d", .idea = "128x128x8 block tile, 8x8 outputs per thread from register outer products", .launch = launch<false>, .describe = describe<false>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
 #ifdef SGEMM_TUNING
-static const sgemm::Registration registration_unchecked{105, "blocktiling_2d_unchecked", "step 05 through its kernel without edge handling on whole-tile shapes", launch<true>};
+static const sgemm::Registration registration_unchecked{{.number = 105, .name = "blocktiling_2d_unchecked", .idea = "step 05 through its kernel without edge handling on whole-tile shapes", .launch = launch<true>, .describe = describe<true>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
 #endif

@@ -16,8 +16,8 @@ namespace {
 // for shapes made of whole tiles.
 template <int BM, int BN, int BK, int TM, int TN, bool kCheckEdges>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
-    sgemm_06_vectorized(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-                        bool vec_ok) {
+    sgemm_06_vectorized(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                        float beta, float* C, int ldc, bool vec_ok) {
     constexpr int kThreadsM = BM / TM;  // the threads form a kThreadsM x kThreadsN grid
     constexpr int kThreadsN = BN / TN;
     constexpr int kThreads = kThreadsM * kThreadsN;
@@ -35,8 +35,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
     __shared__ alignas(16) float Bs[BK][BN];
 
     const int tid = threadIdx.x;
-    const int block_row = blockIdx.y * BM;  // first row of this block's C tile
-    const int block_col = blockIdx.x * BN;  // first column of this block's C tile
+    const int block_row = sgemm::tile_y() * BM;  // first row of this block's C tile
+    const int block_col = blockIdx.x * BN;       // first column of this block's C tile
     // Thread (ty, tx) owns rows 4 * ty + i * kThreadsM + {0..3} and columns
     // 4 * tx + j * kThreadsN + {0..3} (i, j multiples of 4): interleaved float4s,
     // so that lanes read consecutive 16-byte words of shared memory.
@@ -62,19 +62,19 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
                 a_ld[p] = *reinterpret_cast<const float4*>(
-                    &A[static_cast<size_t>(block_row + a_row + p * (kThreads / (BK / 4))) * K + k0 + a_col]);
+                    &A[static_cast<size_t>(block_row + a_row + p * (kThreads / (BK / 4))) * lda + k0 + a_col]);
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
                 b_ld[p] = *reinterpret_cast<const float4*>(
-                    &B[static_cast<size_t>(k0 + b_row + p * (kThreads / (BN / 4))) * N + block_col + b_col]);
+                    &B[static_cast<size_t>(k0 + b_row + p * (kThreads / (BN / 4))) * ldb + block_col + b_col]);
         } else {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
-                a_ld[p] = sgemm::load4_or_zero(A, K, block_row + a_row + p * (kThreads / (BK / 4)), k0 + a_col, M, K,
+                a_ld[p] = sgemm::load4_or_zero(A, lda, block_row + a_row + p * (kThreads / (BK / 4)), k0 + a_col, M, K,
                                                vec_ok);
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
-                b_ld[p] = sgemm::load4_or_zero(B, N, k0 + b_row + p * (kThreads / (BN / 4)), block_col + b_col, K, N,
+                b_ld[p] = sgemm::load4_or_zero(B, ldb, k0 + b_row + p * (kThreads / (BN / 4)), block_col + b_col, K, N,
                                                vec_ok);
         }
         // ---- registers -> shared memory. A is transposed on the way: four 4-byte
@@ -122,38 +122,50 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
             const int col = block_col + 4 * tx + j * kThreadsN;
             const float4 out = make_float4(acc[i][j + 0], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
             if (!kCheckEdges || interior)
-                sgemm::store_c4_unchecked(C, N, row, col, out, alpha, beta);
+                sgemm::store_c4_unchecked(C, ldc, row, col, out, alpha, beta);
             else
-                sgemm::store_c4(C, N, row, col, M, N, out, alpha, beta, vec_ok);
+                sgemm::store_c4(C, ldc, row, col, M, N, out, alpha, beta, vec_ok);
         }
     }
 }
 
 constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;  // 256 threads, 8 x 8 outputs each
 
+// float4 access needs every row start of A, B and C 16-byte aligned; otherwise scalar loads and stores.
+bool is_vec_ok(const sgemm::GemmArgs& a) { return sgemm::all_rows_16b_aligned(a); }
+bool is_whole_aligned_tiles(const sgemm::GemmArgs& a) {
+    return is_vec_ok(a) && sgemm::is_whole_tiles<kBM, kBN, kBK>(a);
+}
+
 // kAlwaysCheck = true runs the checked kernel on every shape (tuning variant 106),
 // so that what edge handling costs stays measurable.
 template <bool kAlwaysCheck>
-void launch(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-            cudaStream_t stream) {
-    // float4 access needs every row start of A, B and C 16-byte aligned; otherwise scalar loads and stores.
-    const bool vec_ok = sgemm::rows_are_16b_aligned(A, K) && sgemm::rows_are_16b_aligned(B, N) &&
-                        sgemm::rows_are_16b_aligned(C, N);
+void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+    const bool vec_ok = is_vec_ok(args);
     // Shapes made of whole tiles run an instantiation compiled without any edge
     // handling: ptxas schedules its mainloop better than that of the checked kernel,
     // even where the checked kernel takes its fast path (docs/kernels/06_vectorized.md, "Edge
     // handling"). Other shapes run the checked kernel: interior blocks still load unpredicated.
-    const bool whole_tiles = !kAlwaysCheck && vec_ok && M % kBM == 0 && N % kBN == 0 && K % kBK == 0;
+    const bool whole_tiles = !kAlwaysCheck && is_whole_aligned_tiles(args);
     const auto kernel = whole_tiles ? sgemm_06_vectorized<kBM, kBN, kBK, kTM, kTN, false>
                                     : sgemm_06_vectorized<kBM, kBN, kBK, kTM, kTN, true>;
     const dim3 block((kBM / kTM) * (kBN / kTN));
-    const dim3 grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
-    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, B, beta, C, vec_ok);
+    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
+    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok);
+}
+
+template <bool kAlwaysCheck>
+std::string describe(const sgemm::GemmArgs& args) {
+    return std::string("128x128x8 tile, 8x8 outputs per thread") +
+           (!kAlwaysCheck && is_whole_aligned_tiles(args) ? ", no edge checks (whole tiles)"
+            : is_vec_ok(args)                              ? ", edge-checked"
+                                                           : ", edge-checked, scalar (rows not 16-byte aligned)");
 }
 
 }  // namespace
 
-static const sgemm::Registration registration{6, "vectorized", "step 05 with float4 global loads/stores and A transposed in shared memory for LDS.128", launch<false>};
+static const sgemm::Registration registration{{.number = 6, .name = "vectorized", .idea = "step 05 with float4 global loads/stores and A transposed in shared memory for LDS.128", .launch = launch<false>, .describe = describe<false>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
 #ifdef SGEMM_TUNING
-static const sgemm::Registration registration_checked{106, "vectorized_checked", "step 06 always through its edge-checked kernel (the cost of edge handling)", launch<true>};
+static const sgemm::Registration registration_checked{{.number = 106, .name = "vectorized_checked", .idea = "step 06 always through its edge-checked kernel (the cost of edge handling)", .launch = launch<true>, .describe = describe<true>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
 #endif

@@ -8,6 +8,8 @@
 // loads is reused across its sub-tiles. (We predicted fewer shared-memory
 // wavefronts from this; on the H200 Nsight Compute counts as many as for step 06:
 // see docs/kernels/07_warptiling.md.)
+#include <cstdio>
+
 #include "common/check.h"
 #include "common/registry.h"
 #include "common/tile.cuh"
@@ -17,8 +19,8 @@ namespace {
 // kCheckEdges = false drops all edge handling (tuning variant 703).
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
-    sgemm_07_warptiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-                        bool vec_ok) {
+    sgemm_07_warptiling(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                        float beta, float* C, int ldc, bool vec_ok) {
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
     constexpr int kThreads = (BM / WM) * kWarpsN * 32;
     constexpr int kSubM = WM / WMITER;  // one warp sub-tile: kSubM x kSubN
@@ -44,8 +46,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     __shared__ alignas(16) float Bs[BK][BN];
 
     const int tid = threadIdx.x;
-    const int block_row = blockIdx.y * BM;  // first row of this block's C tile
-    const int block_col = blockIdx.x * BN;  // first column of this block's C tile
+    const int block_row = sgemm::tile_y() * BM;  // first row of this block's C tile
+    const int block_col = blockIdx.x * BN;       // first column of this block's C tile
     // Warp w owns the warp tile at (warp_row, warp_col) of the block tile. In each
     // of its WMITER x WNITER sub-tiles, lane l owns rows lane_row + {0..kLaneTM-1}
     // and columns lane_col + {0..kLaneTN-1}: the lanes of a warp read adjacent
@@ -73,19 +75,19 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
                 a_ld[p] = *reinterpret_cast<const float4*>(
-                    &A[static_cast<size_t>(block_row + a_row + p * (kThreads / (BK / 4))) * K + k0 + a_col]);
+                    &A[static_cast<size_t>(block_row + a_row + p * (kThreads / (BK / 4))) * lda + k0 + a_col]);
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
                 b_ld[p] = *reinterpret_cast<const float4*>(
-                    &B[static_cast<size_t>(k0 + b_row + p * (kThreads / (BN / 4))) * N + block_col + b_col]);
+                    &B[static_cast<size_t>(k0 + b_row + p * (kThreads / (BN / 4))) * ldb + block_col + b_col]);
         } else {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
-                a_ld[p] = sgemm::load4_or_zero(A, K, block_row + a_row + p * (kThreads / (BK / 4)), k0 + a_col, M, K,
+                a_ld[p] = sgemm::load4_or_zero(A, lda, block_row + a_row + p * (kThreads / (BK / 4)), k0 + a_col, M, K,
                                                vec_ok);
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
-                b_ld[p] = sgemm::load4_or_zero(B, N, k0 + b_row + p * (kThreads / (BN / 4)), block_col + b_col, K, N,
+                b_ld[p] = sgemm::load4_or_zero(B, ldb, k0 + b_row + p * (kThreads / (BN / 4)), block_col + b_col, K, N,
                                                vec_ok);
         }
         // ---- registers -> shared memory. A is transposed on the way: four 4-byte
@@ -136,33 +138,43 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
             const int col = block_col + warp_col + (j / kLaneTN) * kSubN + lane_col + j % kLaneTN;
             const float4 out = make_float4(acc[i][j + 0], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
             if (!kCheckEdges || interior)
-                sgemm::store_c4_unchecked(C, N, row, col, out, alpha, beta);
+                sgemm::store_c4_unchecked(C, ldc, row, col, out, alpha, beta);
             else
-                sgemm::store_c4(C, N, row, col, M, N, out, alpha, beta, vec_ok);
+                sgemm::store_c4(C, ldc, row, col, M, N, out, alpha, beta, vec_ok);
         }
     }
 }
 
+// float4 access needs every row start of A, B and C 16-byte aligned; otherwise scalar loads and stores.
+bool is_vec_ok(const sgemm::GemmArgs& a) { return sgemm::all_rows_16b_aligned(a); }
+
 // Template arguments, in order: BM, BN, BK (block tile), WM, WN (warp tile), WMITER, WNITER
 // (sub-tiles per warp tile), TM, TN (thread tile), kCheckEdges.
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
-void launch(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-            cudaStream_t stream) {
-    // float4 access needs every row start of A, B and C 16-byte aligned; otherwise scalar loads and stores.
-    const bool vec_ok = sgemm::rows_are_16b_aligned(A, K) && sgemm::rows_are_16b_aligned(B, N) &&
-                        sgemm::rows_are_16b_aligned(C, N);
+void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+    const bool vec_ok = is_vec_ok(args);
     const dim3 block((BM / WM) * (BN / WN) * 32);
-    const dim3 grid(sgemm::ceil_div(N, BN), sgemm::ceil_div(M, BM));
+    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, BN), sgemm::ceil_div(M, BM));
     sgemm::launch_checked(sgemm_07_warptiling<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, kCheckEdges>, grid, block,
-                          0, stream, M, N, K, alpha, A, B, beta, C, vec_ok);
+                          0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
+std::string describe(const sgemm::GemmArgs& args) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%dx%dx%d tile, warp %dx%d, thread %dx%d%s%s", BM, BN, BK, WM, WN, TM, TN,
+                  kCheckEdges ? "" : ", no edge checks",
+                  is_vec_ok(args) ? "" : ", scalar (rows not 16-byte aligned)");
+    return text;
 }
 
 }  // namespace
 
-static const sgemm::Registration registration{7, "warptiling", "each warp owns a compact 32 x 64 warp tile of 2 x 2 sub-tiles: 96 floats of shared memory per warp and k instead of 144", launch<128, 128, 8, 32, 64, 2, 2, 8, 8, true>};
+static const sgemm::Registration registration{{.number = 7, .name = "warptiling", .idea = "each warp owns a compact 32 x 64 warp tile of 2 x 2 sub-tiles: 96 floats of shared memory per warp and k instead of 144", .launch = launch<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .describe = describe<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>}};
 #ifdef SGEMM_TUNING
-static const sgemm::Registration registration_w64x32{700, "warptiling_128x128x8_w64x32_t8x8", "step 07 with 64 x 32 warp tiles (lanes 8 x 4 per sub-tile)", launch<128, 128, 8, 64, 32, 2, 2, 8, 8, true>};
-static const sgemm::Registration registration_w64x64{701, "warptiling_128x128x8_w64x64_t16x8", "step 07 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)", launch<128, 128, 8, 64, 64, 4, 2, 16, 8, true>};
-static const sgemm::Registration registration_128x256{702, "warptiling_128x256x8_w64x64_t16x8", "step 07 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, true>};
-static const sgemm::Registration registration_noedge{703, "warptiling_noedge", "step 07 without edge handling (M, N multiples of 128, K of 8; aligned)", launch<128, 128, 8, 32, 64, 2, 2, 8, 8, false>, sgemm::kTileMultiplesOnly};
+static const sgemm::Registration registration_w64x32{{.number = 700, .name = "warptiling_128x128x8_w64x32_t8x8", .idea = "step 07 with 64 x 32 warp tiles (lanes 8 x 4 per sub-tile)", .launch = launch<128, 128, 8, 64, 32, 2, 2, 8, 8, true>, .describe = describe<128, 128, 8, 64, 32, 2, 2, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>}};
+static const sgemm::Registration registration_w64x64{{.number = 701, .name = "warptiling_128x128x8_w64x64_t16x8", .idea = "step 07 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)", .launch = launch<128, 128, 8, 64, 64, 4, 2, 16, 8, true>, .describe = describe<128, 128, 8, 64, 64, 4, 2, 16, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>}};
+static const sgemm::Registration registration_128x256{{.number = 702, .name = "warptiling_128x256x8_w64x64_t16x8", .idea = "step 07 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8>}};
+static const sgemm::Registration registration_noedge{{.number = 703, .name = "warptiling_noedge", .idea = "step 07 without edge handling (M, N multiples of 128, K of 8; aligned)", .launch = launch<128, 128, 8, 32, 64, 2, 2, 8, 8, false>, .describe = describe<128, 128, 8, 32, 64, 2, 2, 8, 8, false>, .can_implement = sgemm::whole_aligned_tiles_only<128, 128, 8>}};
 #endif

@@ -10,6 +10,8 @@
 // for A and B. The freed registers pay for a 128 x 256 tile (64 x 64 warp tiles,
 // 16 x 8 outputs per thread, 1 block per SM), and the blocks are rasterized in
 // groups of GROUP_M tile-rows for L2 reuse. See docs/kernels/09_cp_async_multistage.md.
+#include <cstdio>
+
 #include "common/check.h"
 #include "common/registry.h"
 #include "common/tile.cuh"
@@ -27,8 +29,8 @@ constexpr int smem_bytes(int BM, int BN, int BK, int STAGES) {
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
           bool kCheckEdges>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
-    sgemm_09_cp_async_multistage(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                                 float* C, bool vec_ok) {
+    sgemm_09_cp_async_multistage(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                                 float beta, float* C, int ldc, bool vec_ok) {
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
     constexpr int kThreads = (BM / WM) * kWarpsN * 32;
     constexpr int kSubM = WM / WMITER;  // one warp sub-tile: kSubM x kSubN
@@ -93,18 +95,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
         const bool full = !kCheckEdges || (interior && k0 + BK <= K);
         if (full) {
             // One 64-bit base per operand and k-tile; the copies add row offsets (multiples of K, N) to it.
-            const float* a_src = &A[static_cast<size_t>(block_row + a_row) * K + k0 + a_col];
-            const float* b_src = &B[static_cast<size_t>(k0 + b_row) * N + block_col + b_col];
+            const float* a_src = &A[static_cast<size_t>(block_row + a_row) * lda + k0 + a_col];
+            const float* b_src = &B[static_cast<size_t>(k0 + b_row) * ldb + block_col + b_col];
 #pragma unroll
             for (int p = 0; p < BM / kARows; ++p)
 #pragma unroll
                 for (int q = 0; q < BK / 8; ++q)
                     sgemm::cp_async4(&As[stage][a_col + 8 * q][a_row + p * kARows],
-                                     a_src + static_cast<size_t>(p * kARows) * K + 8 * q, 4);
+                                     a_src + static_cast<size_t>(p * kARows) * lda + 8 * q, 4);
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
                 sgemm::cp_async16(&Bs[stage][b_row + p * (kThreads / (BN / 4))][b_col],
-                                  b_src + static_cast<size_t>(p * (kThreads / (BN / 4))) * N, 16);
+                                  b_src + static_cast<size_t>(p * (kThreads / (BN / 4))) * ldb, 16);
         } else {
 #pragma unroll
             for (int p = 0; p < BM / kARows; ++p)
@@ -113,7 +115,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                     const int m = block_row + a_row + p * kARows, k = k0 + a_col + 8 * q;
                     const bool in = m < M && k < K;  // outside A: copy nothing, the 4 bytes are zero-filled
                     sgemm::cp_async4(&As[stage][a_col + 8 * q][a_row + p * kARows],
-                                     in ? &A[static_cast<size_t>(m) * K + k] : A, in ? 4 : 0);
+                                     in ? &A[static_cast<size_t>(m) * lda + k] : A, in ? 4 : 0);
                 }
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p) {
@@ -121,12 +123,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                 float* dst = &Bs[stage][b_row + p * (kThreads / (BN / 4))][b_col];
                 if (vec_ok) {  // N % 4 == 0: the four floats are all inside B or all outside
                     const bool in = k < K && n < N;
-                    sgemm::cp_async16(dst, in ? &B[static_cast<size_t>(k) * N + n] : B, in ? 16 : 0);
+                    sgemm::cp_async16(dst, in ? &B[static_cast<size_t>(k) * ldb + n] : B, in ? 16 : 0);
                 } else {
 #pragma unroll
                     for (int j = 0; j < 4; ++j) {
                         const bool in = k < K && n + j < N;
-                        sgemm::cp_async4(dst + j, in ? &B[static_cast<size_t>(k) * N + n + j] : B, in ? 4 : 0);
+                        sgemm::cp_async4(dst + j, in ? &B[static_cast<size_t>(k) * ldb + n + j] : B, in ? 4 : 0);
                     }
                 }
             }
@@ -200,19 +202,27 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
             const int col = block_col + warp_col + (j / kLaneTN) * kSubN + lane_col + j % kLaneTN;
             const float4 out = make_float4(acc[i][j + 0], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
             if (!kCheckEdges || interior)
-                sgemm::store_c4_unchecked(C, N, row, col, out, alpha, beta);
+                sgemm::store_c4_unchecked(C, ldc, row, col, out, alpha, beta);
             else
-                sgemm::store_c4(C, N, row, col, M, N, out, alpha, beta, vec_ok);
+                sgemm::store_c4(C, ldc, row, col, M, N, out, alpha, beta, vec_ok);
         }
     }
+}
+
+// float4 copies need B's and C's row starts 16-byte aligned (A is copied one float at a
+// time anyway), and N a multiple of 4: an edge tile copies a row's last float4 of B whole, which
+// must not run past column N into the padding of a strided view. Otherwise 4-byte copies and
+// scalar stores.
+bool is_vec_ok(const sgemm::GemmArgs& a) {
+    return sgemm::rows_are_16b_aligned(a.B, a.ldb) && sgemm::rows_are_16b_aligned(a.C, a.ldc) && a.N % 4 == 0;
 }
 
 // Template arguments, in order: BM, BN, BK (block tile), WM, WN (warp tile), WMITER, WNITER
 // (sub-tiles per warp tile), TM, TN (thread tile), STAGES, GROUP_M (rasterization), kCheckEdges.
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
           bool kCheckEdges>
-void launch(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-            cudaStream_t stream) {
+void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
     auto* kernel = sgemm_09_cp_async_multistage<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M,
                                                 kCheckEdges>;
     constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
@@ -220,30 +230,38 @@ void launch(int M, int N, int K, float alpha, const float* A, const float* B, fl
     static const cudaError_t opt_in =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     sgemm::check(opt_in);
-    // float4 copies need B's and C's row starts 16-byte aligned (A is copied one float at a
-    // time anyway); otherwise 4-byte copies and scalar stores.
-    const bool vec_ok = sgemm::rows_are_16b_aligned(B, N) && sgemm::rows_are_16b_aligned(C, N);
+    const bool vec_ok = is_vec_ok(args);
     const dim3 block((BM / WM) * (BN / WN) * 32);
-    const dim3 grid(sgemm::ceil_div(M, BM) * sgemm::ceil_div(N, BN));  // 1D: rasterized in the kernel
-    sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, A, B, beta, C, vec_ok);
+    const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel
+    sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
+          bool kCheckEdges>
+std::string describe(const sgemm::GemmArgs& args) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%dx%dx%d tile, warp %dx%d, thread %dx%d, %d stages, group %d%s%s", BM, BN, BK,
+                  WM, WN, TM, TN, STAGES, GROUP_M, kCheckEdges ? "" : ", no edge checks",
+                  is_vec_ok(args) ? "" : ", scalar (rows not 16-byte aligned)");
+    return text;
 }
 
 }  // namespace
 
-static const sgemm::Registration registration{9, "cp_async_multistage", "cp.async copies into a 5-stage shared-memory pipeline; 128 x 256 tile, 64 x 64 warp tiles, L2 rasterization", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>};
+static const sgemm::Registration registration{{.number = 9, .name = "cp_async_multistage", .idea = "cp.async copies into a 5-stage shared-memory pipeline; 128 x 256 tile, 64 x 64 warp tiles, L2 rasterization", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
 #ifdef SGEMM_TUNING
-static const sgemm::Registration registration_s3{900, "cp_async_multistage_128x256x8_w64x64_t16x8_s3", "step 09 with 3 stages (37 KB of shared memory)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>};
-static const sgemm::Registration registration_s4{901, "cp_async_multistage_128x256x8_w64x64_t16x8_s4", "step 09 with 4 stages (50 KB of shared memory)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>};
-static const sgemm::Registration registration_noswizzle{902, "cp_async_multistage_128x256x8_w64x64_t16x8_s4_noswizzle", "step 09 without rasterization: row-major block order (GROUP_M = 1)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>};
-static const sgemm::Registration registration_group16{903, "cp_async_multistage_128x256x8_w64x64_t16x8_s4_group16", "step 09 rasterized in groups of 16 tile-rows", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 16, true>};
-static const sgemm::Registration registration_t8x16{904, "cp_async_multistage_128x256x8_w64x64_t8x16_s4", "step 09 with 8 x 16 thread tiles (2 x 4 sub-tiles of 32 x 16, lanes 8 x 4)", launch<128, 256, 8, 64, 64, 2, 4, 8, 16, 4, 8, true>};
-static const sgemm::Registration registration_256x128{905, "cp_async_multistage_256x128x8_w64x64_t16x8_s4", "step 09 with a 256 x 128 block tile (4 x 2 warps)", launch<256, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>};
-static const sgemm::Registration registration_bk16{906, "cp_async_multistage_128x256x16_w64x64_t16x8_s3", "step 09 with BK = 16, 3 stages (74 KB): half the barriers per FMA", launch<128, 256, 16, 64, 64, 4, 2, 16, 8, 3, 8, true>};
-static const sgemm::Registration registration_128x128{907, "cp_async_multistage_128x128x8_w32x64_t8x8_s4", "step 09 on step 08's tiles (128 x 128, 32 x 64 warps, 8 x 8 per thread, 2 blocks/SM)", launch<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 8, true>};
-static const sgemm::Registration registration_128x128_w64{908, "cp_async_multistage_128x128x8_w64x64_t16x8_s4", "step 09 with 4 warps of 64 x 64 (128 threads, 2 blocks/SM)", launch<128, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>};
-static const sgemm::Registration registration_noedge{909, "cp_async_multistage_s4_noedge", "step 09 with 4 stages, without edge handling (M multiple of 128, N of 256, K of 8; aligned)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, false>, sgemm::kTileMultiplesOnly};
-static const sgemm::Registration registration_s6{910, "cp_async_multistage_128x256x8_w64x64_t16x8_s6", "step 09 with 6 stages (74 KB of shared memory)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8, true>};
-static const sgemm::Registration registration_s8{911, "cp_async_multistage_128x256x8_w64x64_t16x8_s8", "step 09 with 8 stages (99 KB of shared memory)", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>};
-static const sgemm::Registration registration_s5_noswizzle{912, "cp_async_multistage_128x256x8_w64x64_t16x8_s5_noswizzle", "step 09 with 5 stages, no rasterization", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>};
-static const sgemm::Registration registration_s5_noedge{913, "cp_async_multistage_s5_noedge", "step 09 with 5 stages, without edge handling", launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>, sgemm::kTileMultiplesOnly};
+static const sgemm::Registration registration_s3{{.number = 900, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s3", .idea = "step 09 with 3 stages (37 KB of shared memory)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s4{{.number = 901, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4", .idea = "step 09 with 4 stages (50 KB of shared memory)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_noswizzle{{.number = 902, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_noswizzle", .idea = "step 09 without rasterization: row-major block order (GROUP_M = 1)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_group16{{.number = 903, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_group16", .idea = "step 09 rasterized in groups of 16 tile-rows", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 16, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 16, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_t8x16{{.number = 904, .name = "cp_async_multistage_128x256x8_w64x64_t8x16_s4", .idea = "step 09 with 8 x 16 thread tiles (2 x 4 sub-tiles of 32 x 16, lanes 8 x 4)", .launch = launch<128, 256, 8, 64, 64, 2, 4, 8, 16, 4, 8, true>, .describe = describe<128, 256, 8, 64, 64, 2, 4, 8, 16, 4, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_256x128{{.number = 905, .name = "cp_async_multistage_256x128x8_w64x64_t16x8_s4", .idea = "step 09 with a 256 x 128 block tile (4 x 2 warps)", .launch = launch<256, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .describe = describe<256, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .can_implement = sgemm::fits_int_tiles<256, 128, 8, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_bk16{{.number = 906, .name = "cp_async_multistage_128x256x16_w64x64_t16x8_s3", .idea = "step 09 with BK = 16, 3 stages (74 KB): half the barriers per FMA", .launch = launch<128, 256, 16, 64, 64, 4, 2, 16, 8, 3, 8, true>, .describe = describe<128, 256, 16, 64, 64, 4, 2, 16, 8, 3, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 16, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_128x128{{.number = 907, .name = "cp_async_multistage_128x128x8_w32x64_t8x8_s4", .idea = "step 09 on step 08's tiles (128 x 128, 32 x 64 warps, 8 x 8 per thread, 2 blocks/SM)", .launch = launch<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 8, true>, .describe = describe<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_128x128_w64{{.number = 908, .name = "cp_async_multistage_128x128x8_w64x64_t16x8_s4", .idea = "step 09 with 4 warps of 64 x 64 (128 threads, 2 blocks/SM)", .launch = launch<128, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .describe = describe<128, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_noedge{{.number = 909, .name = "cp_async_multistage_s4_noedge", .idea = "step 09 with 4 stages, without edge handling (M multiple of 128, N of 256, K of 8; aligned)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, false>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, false>, .can_implement = sgemm::whole_aligned_tiles_only<128, 256, 8>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s6{{.number = 910, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s6", .idea = "step 09 with 6 stages (74 KB of shared memory)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s8{{.number = 911, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s8", .idea = "step 09 with 8 stages (99 KB of shared memory)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s5_noswizzle{{.number = 912, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s5_noswizzle", .idea = "step 09 with 5 stages, no rasterization", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s5_noedge{{.number = 913, .name = "cp_async_multistage_s5_noedge", .idea = "step 09 with 5 stages, without edge handling", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>, .can_implement = sgemm::whole_aligned_tiles_only<128, 256, 8>, .requirements = {.min_cc = 80}}};
 #endif

@@ -1,10 +1,15 @@
 #include "cli.h"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace sgemm {
@@ -50,11 +55,54 @@ Size parse_size(std::string_view text) {
 std::string kernel_list() {
     std::ostringstream out;
     for (const auto& k : registry()) {
-        char line[64];
+        char line[96];
         std::snprintf(line, sizeof line, "%3d  %-28s ", k.number, k.name.c_str());
-        out << line << k.idea << '\n';
+        out << line << k.idea;
+        if (k.precision != Precision::kFp32) out << " [" << to_string(k.precision) << "]";
+        const Requirements& r = k.requirements;
+        if (r.needs_sm90a) out << " [needs sm_90a]";
+        else if (r.min_cc > 0) out << " [sm_" << r.min_cc << "+]";
+        out << '\n';
     }
     return out.str();
+}
+
+std::string kernel_list_json() {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& k : registry())
+        kernels.push_back({{"number", k.number},
+                           {"name", k.name},
+                           {"label", k.label()},
+                           {"idea", k.idea},
+                           {"requirements",
+                            {{"min_cc", k.requirements.min_cc}, {"needs_sm90a", k.requirements.needs_sm90a}}},
+                           {"precision", to_string(k.precision)},
+                           {"tuning_variant", k.is_tuning_variant()},
+                           {"tunable", k.candidates_fn != nullptr}});
+    return nlohmann::json{{"schema", "sgemm-steps-list/1"}, {"tuning_from", kTuningFrom}, {"kernels", kernels}}
+               .dump(2) +
+           "\n";
+}
+
+void ensure_writable(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const bool existed = fs::exists(path, ec);
+    if (existed && fs::is_directory(path, ec)) throw UsageError("--json " + path + ": is a directory");
+    {
+        std::ofstream probe(path, std::ios::app);
+        if (!probe)
+            throw UsageError("--json " + path + ": cannot create this file (does its directory exist and is it "
+                             "writable?)");
+    }
+    if (!existed) fs::remove(path, ec);
+}
+
+void check_leading_dimensions(const Size& s, int ld_pad) {
+    if (static_cast<long long>(std::max(s.N, s.K)) + ld_pad > INT_MAX)
+        throw UsageError("--ld-pad " + std::to_string(ld_pad) + " with size " + std::to_string(s.M) + "," +
+                         std::to_string(s.N) + "," + std::to_string(s.K) +
+                         ": leading dimensions (K or N plus the pad) must stay below 2^31");
 }
 
 std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& keys) {
@@ -91,17 +139,26 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
     app.add_option("--alpha", out.alpha, "alpha in C = alpha*A*B + beta*C")->capture_default_str();
     app.add_option("--beta", out.beta, "beta; with 0, C is write-only and filled with NaN beforehand")
         ->capture_default_str();
-    app.add_option("--warmup", out.warmup, "Untimed launches before timing")->capture_default_str()->check(
-        CLI::NonNegativeNumber);
-    app.add_option("--reps", out.reps, "Timed launches; the median and minimum are reported")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+    app.add_option("--warmup", out.warmup, "Untimed launches before timing (0 or more)")->capture_default_str();
+    app.add_option("--reps", out.reps, "Timed launches (at least 1); the median and minimum are reported")
+        ->capture_default_str();
     app.add_option("--seed", out.seed, "Seed of the random inputs (uniform in [-1, 1), fresh for each size)")
         ->capture_default_str();
-    app.add_option("--json", out.json, "Also write the results to this JSON file (docs/json-format.md)");
-    app.add_flag("--list", out.list, "List the registered kernels, one per line: number, name, idea");
-    app.add_option("--device", out.device, "CUDA device index")->capture_default_str()->check(
-        CLI::NonNegativeNumber);
+    app.add_option("--json", out.json,
+                   "Also write the results to this JSON file (docs/json-format.md); with --list, the registry as "
+                   "JSON ('-' for standard output)");
+    app.add_flag("--list", out.list, "List the registered kernels, one per line: number, name, precision, idea");
+    app.add_option("--device", out.device, "CUDA device index")->capture_default_str();
+    app.add_option("--ld-pad", out.ld_pad,
+                   "Leading dimensions padded by P floats: lda = K + P, ldb = ldc = N + P (strided views)")
+        ->capture_default_str();
+    app.add_option("--offset", out.offset,
+                   "A, B and C start E floats after an aligned allocation (E = 1, 2, 3: unaligned views)")
+        ->capture_default_str();
+    app.add_flag("-v,--verbose", out.verbose, "Print the configuration each kernel runs (its describe() string)");
+    app.add_flag("--tune", out.tune,
+                 "For kernels that choose a configuration by shape: time every candidate configuration and show "
+                 "the best next to the kernel's own pick");
     app.add_flag("!--no-check", out.check, "Skip the float64 reference and the correctness checks");
     app.add_flag("--hot-l2", out.hot_l2,
                  "Time back-to-back launches with a warm L2 (default: the L2 is flushed before each timed launch)");
@@ -115,6 +172,16 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
     }
     out.sizes.clear();
     for (const auto& s : sizes) out.sizes.push_back(parse_size(s));
+    // Range checks with plain messages (CLI11's ranges print DBL_MAX in full).
+    if (out.reps < 1) throw UsageError("--reps must be at least 1");
+    if (out.warmup < 0) throw UsageError("--warmup must be 0 or more");
+    if (out.device < 0) throw UsageError("--device must be 0 or more");
+    if (out.ld_pad < 0) throw UsageError("--ld-pad must be 0 or more");
+    if (out.offset < 0 || out.offset > 1024) throw UsageError("--offset must be between 0 and 1024 floats");
+    if (!std::isfinite(out.alpha)) throw UsageError("--alpha must be a finite number");
+    if (!std::isfinite(out.beta)) throw UsageError("--beta must be a finite number");
+    for (const Size& s : out.sizes) check_leading_dimensions(s, out.ld_pad);
+    if (!out.json.empty() && !(out.list && out.json == "-")) ensure_writable(out.json);
     return true;
 }
 

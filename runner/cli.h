@@ -37,10 +37,15 @@ struct Options {
     int device = 0;
     bool check = true;
     bool hot_l2 = false;
+    int ld_pad = 0;   // lda = K + ld_pad, ldb = ldc = N + ld_pad
+    int offset = 0;   // A, B and C start this many floats after an aligned allocation
+    bool verbose = false;
+    bool tune = false;
 };
 
 // Parses argv. Returns false when the program should exit 0 at once (--help
-// was printed). Throws UsageError on anything malformed.
+// was printed). Throws UsageError on anything malformed or out of range (every
+// check that needs no GPU happens here, before any GPU work).
 bool parse_options(int argc, const char* const* argv, Options& out);
 
 // Resolves --kernel entries ("all", numbers, names, comma lists) against the
@@ -51,5 +56,15 @@ std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& ke
 
 // "  0  cublas          cuBLAS SGEMM ..." one line per registered kernel.
 std::string kernel_list();
+
+// The registry as JSON (--list --json): number, name, label, idea, requirements, precision,
+// tuning variant or step, whether it can be tuned; and the number tuning variants start at.
+std::string kernel_list_json();
+
+// Throws UsageError unless `path` can be created or appended to. Leaves no new file behind.
+void ensure_writable(const std::string& path);
+
+// Throws UsageError when --ld-pad makes a leading dimension of `size` reach 2^31.
+void check_leading_dimensions(const Size& size, int ld_pad);
 
 }  // namespace sgemm

@@ -1,9 +1,11 @@
 // sgemm_runner: validates every selected kernel against a float64 reference and
 // cuBLAS, and times it next to cuBLAS in the same run. See README.md.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -27,9 +29,40 @@ std::string utc_now() {
     return buf;
 }
 
+// A path as it goes into the JSON: relative to the repository root when it lies inside it,
+// otherwise its file name alone. Committed results must not hold a machine's paths.
+std::string portable_path(const std::string& arg, const std::filesystem::path& repo) {
+    namespace fs = std::filesystem;
+    const fs::path p(arg);
+    if (!p.is_absolute() && arg.find("/") == std::string::npos) return arg;
+    std::error_code ec;
+    const fs::path full = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    if (!repo.empty()) {
+        const fs::path rel = full.lexically_relative(repo);
+        if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
+    }
+    return p.is_absolute() ? p.filename().string() : arg;
+}
+
+// The repository root: the nearest folder above the runner binary holding kernels/common/registry.h.
+std::filesystem::path repository_root(const char* argv0) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) exe = fs::absolute(argv0, ec);
+    fs::path dir = fs::weakly_canonical(exe, ec).parent_path();
+    for (; !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
+        if (fs::exists(dir / "kernels" / "common" / "registry.h", ec)) return dir;
+    return {};
+}
+
 std::string command_line(int argc, char** argv) {
-    std::string cmd;
-    for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
+    const auto repo = repository_root(argv[0]);
+    std::string cmd = portable_path(argv[0], repo);
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        cmd += " " + (a.find('/') != std::string::npos ? portable_path(a, repo) : a);
+    }
     return cmd;
 }
 
@@ -42,14 +75,28 @@ void refuse_tf32_override() {
                          " is set: it overrides the math libraries' TF32 choice, so cuBLAS might not be plain FP32. Unset it (or set 0).");
 }
 
-Result measure(Problem& p, const KernelInfo& k, const Options& opt, double cublas_ms) {
-    const Size s = p.size();
+Result base_result(const KernelInfo& k, const Size& s, const GemmArgs& args) {
     Result r;
     r.kernel = k.number;
     r.name = k.name;
     r.M = s.M, r.N = s.N, r.K = s.K;
+    r.precision = to_string(k.precision);
+    r.config = k.describe(args);
+    return r;
+}
+
+// Why `k` cannot run here on `args` (requirements, then can_implement), or empty.
+std::string not_runnable(const KernelInfo& k, int cc, const GemmArgs& args) {
+    if (std::string why = k.unmet_requirements(cc); !why.empty()) return why;
+    return k.can_implement(args);
+}
+
+Result measure(Problem& p, const KernelInfo& k, const Launcher& launcher, Result r, const Options& opt,
+               double cublas_ms) {
+    const Size s = p.size();
+    r.workspace_bytes = launcher.workspace_bytes;
     r.status = "UNCHECKED";
-    p.run_once(k);
+    p.run_once(launcher);
     if (opt.check) {
         const CheckResult c = p.verify();
         r.rel_err = c.rel_err;
@@ -57,10 +104,15 @@ Result measure(Problem& p, const KernelInfo& k, const Options& opt, double cubla
         if (k.number != 0) r.max_abs_diff_cublas = c.max_abs_diff_base;
         r.nonfinite = c.stats.nonfinite;
         r.componentwise_violations = c.stats.violations;
+        r.outside_writes = c.outside_writes;
         r.status = c.pass ? "PASS" : "FAIL";
     }
     if (k.number == 0) p.keep_as_baseline();
-    const Timing t = p.time(k, opt.warmup, opt.reps, opt.hot_l2);
+    const Clocks before = current_clocks(opt.device);
+    const Timing t = p.time(launcher, opt.warmup, opt.reps, opt.hot_l2);
+    const Clocks after = current_clocks(opt.device);
+    r.sm_clock_before_mhz = before.sm_mhz, r.mem_clock_before_mhz = before.mem_mhz;
+    r.sm_clock_after_mhz = after.sm_mhz, r.mem_clock_after_mhz = after.mem_mhz;
     r.median_ms = t.median_ms;
     r.min_ms = t.min_ms;
     r.tflops = 2.0 * s.M * double(s.N) * s.K / (t.median_ms * 1e-3) / 1e12;
@@ -68,11 +120,65 @@ Result measure(Problem& p, const KernelInfo& k, const Options& opt, double cubla
     return r;
 }
 
+void print_row(const Result& r, const Options& opt) {
+    std::printf("%s", table_row(r).c_str());
+    if (opt.verbose && !r.config.empty()) std::printf("%4s %s\n", "", ("  config: " + r.config).c_str());
+    std::fflush(stdout);
+}
+
+// --tune: every candidate configuration of a kernel that chooses by shape, timed like a kernel.
+void tune(Problem& p, const KernelInfo& k, const Options& opt, double cublas_ms, Report& report, bool& all_pass) {
+    const GemmArgs& args = p.args();
+    const std::string pick = k.describe(args);
+    std::printf("  --tune %s: %s\n", k.label().c_str(), pick.empty() ? "" : ("launch() picks: " + pick).c_str());
+    const Result* best = nullptr;
+    const std::size_t first = report.results.size();
+    for (const Candidate& c : k.candidates_fn(args)) {
+        Result r = base_result(k, p.size(), args);
+        r.config = c.description;
+        r.tune_candidate = true;
+        r.picked = c.description == pick;
+        const int id = c.id;
+        const auto launch_candidate = k.launch_candidate;
+        const Launcher l{[launch_candidate, id](const GemmArgs& a, void* ws, cudaStream_t s) {
+                             launch_candidate(a, id, ws, s);
+                         },
+                         c.workspace_bytes};
+        r = measure(p, k, l, r, opt, cublas_ms);
+        all_pass &= r.status != "FAIL";
+        std::printf("    %-52s %10.4f ms %9.2f TFLOP/s %8.1f%%  %s%s\n", r.config.c_str(), r.median_ms, r.tflops,
+                    r.pct_cublas, r.status.c_str(), r.picked ? "  <- pick" : "");
+        std::fflush(stdout);
+        report.results.push_back(r);
+    }
+    for (std::size_t i = first; i < report.results.size(); ++i)
+        if (!best || report.results[i].median_ms < best->median_ms) best = &report.results[i];
+    const Result* picked = nullptr;
+    for (std::size_t i = first; i < report.results.size(); ++i)
+        if (report.results[i].picked) picked = &report.results[i];
+    if (best) {
+        std::printf("    best: %s (%.4f ms)", best->config.c_str(), best->median_ms);
+        if (picked)
+            std::printf("; the pick is %.1f%% slower than the best\n",
+                        100.0 * (picked->median_ms / best->median_ms - 1.0));
+        else
+            std::printf("; the pick is not among the candidates\n");
+    }
+}
+
 int run(int argc, char** argv) {
     Options opt;
     if (!parse_options(argc, argv, opt)) return 0;
     if (opt.list) {
-        std::fputs(kernel_list().c_str(), stdout);
+        if (opt.json.empty()) {
+            std::fputs(kernel_list().c_str(), stdout);
+        } else if (opt.json == "-") {
+            std::fputs(kernel_list_json().c_str(), stdout);
+        } else {
+            std::ofstream out(opt.json);
+            out << kernel_list_json();
+            if (!out) throw std::runtime_error("could not write " + opt.json);
+        }
         return 0;
     }
     const auto kernels = select_kernels(opt.kernels);
@@ -84,32 +190,60 @@ int run(int argc, char** argv) {
     Report report;
     report.generated_utc = utc_now();
     report.command = command_line(argc, argv);
+    report.build = build_info();
     report.device = query_device(opt.device);
-    report.settings = {opt.alpha, opt.beta, opt.warmup, opt.reps, opt.seed, opt.hot_l2 ? "hot" : "flushed", opt.check};
+    report.settings = {opt.alpha, opt.beta, opt.warmup,   opt.reps,   opt.seed,
+                       opt.hot_l2 ? "hot" : "flushed",  opt.check,  opt.ld_pad, opt.offset};
+    const int cc = compute_capability(opt.device);
+    const Layout layout{opt.ld_pad, opt.offset};
     std::printf("%s", device_header(report.device).c_str());
+    std::printf("build %s%s, %s, sm %s\n", report.build.git_commit.substr(0, 12).c_str(),
+                report.build.git_dirty ? " (dirty)" : "", report.build.build_type.c_str(),
+                report.build.cuda_architectures.c_str());
     std::printf("alpha %g, beta %g, %d warm-up + %d timed launches (median), L2 %s, %s\n", opt.alpha, opt.beta,
                 opt.warmup, opt.reps, opt.hot_l2 ? "hot (back-to-back)" : "flushed before each launch",
                 opt.check ? "checked against float64" : "NOT checked (--no-check)");
+    if (opt.ld_pad || opt.offset)
+        std::printf("views: lda = K + %d, ldb = ldc = N + %d, A, B, C start %d float(s) after an aligned allocation\n",
+                    opt.ld_pad, opt.ld_pad, opt.offset);
 
-    for (const Size& s : opt.sizes) Problem::ensure_fits(s, opt.check);  // all sizes, before any work
+    // Every size, before any work: fits in memory with the largest workspace a runnable kernel asks for.
+    auto workspace_for = [&](const Size& s) {
+        const GemmArgs args = Problem::args_for(s, opt.alpha, opt.beta, layout);
+        std::size_t bytes = 0;
+        for (const KernelInfo* k : kernels) {
+            if (!not_runnable(*k, cc, args).empty()) continue;
+            bytes = std::max(bytes, k->workspace_bytes(args));
+            if (opt.tune && k->candidates_fn)
+                for (const Candidate& c : k->candidates_fn(args)) bytes = std::max(bytes, c.workspace_bytes);
+        }
+        return bytes;
+    };
+    for (const Size& s : opt.sizes) Problem::ensure_fits(s, opt.check, layout, workspace_for(s));
 
     bool all_pass = true;
     for (const Size& s : opt.sizes) {
-        Problem problem(s, opt.alpha, opt.beta, opt.seed, opt.check);
+        Problem problem(s, opt.alpha, opt.beta, opt.seed, opt.check, layout, workspace_for(s));
+        const GemmArgs& args = problem.args();
         std::printf("\nM=%d N=%d K=%d  (pass: no NaN/Inf, componentwise within gamma_{K+2}, rel err <= %.2e)\n%s",
                     s.M, s.N, s.K, normwise_bound(s.K), table_header().c_str());
-        const Result base = measure(problem, *cublas, opt, 0);
-        std::printf("%s", table_row(base).c_str());
-        std::fflush(stdout);
+        const Result base = measure(problem, *cublas, launcher_of(*cublas, args), base_result(*cublas, s, args), opt, 0);
+        print_row(base, opt);
         report.results.push_back(base);
         all_pass &= base.status != "FAIL";
         for (const KernelInfo* k : kernels) {
-            Result r = measure(problem, *k, opt, base.median_ms);
-            r.cublas_rel_err = base.rel_err;
-            std::printf("%s", table_row(r).c_str());
-            std::fflush(stdout);
+            Result r = base_result(*k, s, args);
+            if (const std::string why = not_runnable(*k, cc, args); !why.empty()) {
+                r.status = "N/A";  // does not count as a failure: the kernel was never launched
+                r.not_run_reason = why;
+            } else {
+                r = measure(problem, *k, launcher_of(*k, args), r, opt, base.median_ms);
+                r.cublas_rel_err = base.rel_err;
+                all_pass &= r.status != "FAIL";
+            }
+            print_row(r, opt);
             report.results.push_back(r);
-            all_pass &= r.status != "FAIL";
+            if (opt.tune && k->candidates_fn && r.status != "N/A") tune(problem, *k, opt, base.median_ms, report, all_pass);
         }
     }
     if (!opt.json.empty()) {

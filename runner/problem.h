@@ -6,11 +6,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <functional>
 #include <stdexcept>
+#include <vector>
 
 #include "cli.h"
 #include "common/registry.h"
+#include "device_buffer.h"
 #include "verify.h"
 
 namespace sgemm {
@@ -20,67 +22,103 @@ struct DoesNotFitError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// How A, B and C lie in their buffers: leading dimensions K + ld_pad, N + ld_pad, N + ld_pad,
+// and each matrix starting `offset` floats after an aligned (cudaMalloc) allocation.
+struct Layout {
+    int ld_pad = 0;
+    int offset = 0;
+    friend bool operator==(const Layout&, const Layout&) = default;
+};
+
 struct Timing {
     double median_ms = 0, min_ms = 0;
 };
 
 struct CheckResult {
     ErrorStats stats;
-    double rel_err = 0;           // ||C - R|| / ||R|| (NaN when C holds NaN/Inf)
-    double max_abs_diff_base = 0; // max |C - baseline| when a baseline was kept (NaN if non-finite)
+    double rel_err = 0;            // ||C - R|| / ||R|| (NaN when C holds NaN/Inf)
+    double max_abs_diff_base = 0;  // max |C - baseline| when a baseline was kept (NaN if non-finite)
+    std::uint64_t outside_writes = 0;  // elements of C's buffer outside the M x N view that changed
     bool pass = false;
 };
+
+// One launch of something on the problem: a registered kernel, or one of its tuning candidates.
+struct Launcher {
+    std::function<void(const GemmArgs&, void* workspace, cudaStream_t)> launch;
+    std::size_t workspace_bytes = 0;
+};
+Launcher launcher_of(const KernelInfo& kernel, const GemmArgs& args);
 
 class Problem {
 public:
     // Throws DoesNotFitError when the buffers (and, for timing, the L2 flush
-    // buffer) would not fit in the device's free memory.
-    Problem(Size size, float alpha, float beta, std::uint64_t seed, bool with_reference);
-    ~Problem();
+    // buffer and `workspace_bytes`) would not fit in the device's free memory.
+    Problem(Size size, float alpha, float beta, std::uint64_t seed, bool with_reference, Layout layout = {},
+            std::size_t workspace_bytes = 0);
     Problem(const Problem&) = delete;
     Problem& operator=(const Problem&) = delete;
 
-    static std::size_t bytes_needed(Size size, bool with_reference);
+    static std::size_t bytes_needed(Size size, bool with_reference, Layout layout, std::size_t workspace_bytes);
     // Throws DoesNotFitError unless the problem fits in the free device memory.
-    static void ensure_fits(Size size, bool with_reference);
+    static void ensure_fits(Size size, bool with_reference, Layout layout = {}, std::size_t workspace_bytes = 0);
+    // The GemmArgs of a problem of this size and layout, with stand-in pointers that have the
+    // alignment the real buffers will have: for can_implement / workspace_bytes before allocating.
+    static GemmArgs args_for(Size size, float alpha, float beta, Layout layout);
 
-    // Resets the output (NaN when beta == 0, since C must not be read; a copy
-    // of the random C0 otherwise), launches `kernel` once, synchronizes and
+    // The GEMM call on this problem's buffers.
+    const GemmArgs& args() const { return args_; }
+
+    // Resets the output (C's whole buffer: NaN when beta == 0, since C must not be read; a copy
+    // of the random C0 otherwise), poisons the workspace (NaN), launches once, synchronizes and
     // checks both the launch and the asynchronous error.
     void run_once(const KernelInfo& kernel);
+    void run_once(const Launcher& launcher);
     // The same reset alone, for tests that launch something else.
     void reset_output();
     void synchronize_and_check();
 
-    // Compares the current output with the float64 reference (needs with_reference).
+    // Compares the current output with the float64 reference (needs with_reference), and C's
+    // buffer outside the M x N view with what reset_output() wrote there.
     CheckResult verify() const;
     // Keeps the current output as the baseline (cuBLAS) for max |ours - baseline|.
     void keep_as_baseline();
+    // The M x N view of C, row by row (for bitwise comparisons of two runs).
+    std::vector<float> output() const;
 
     // Median and minimum over `reps` launches after `warmup`, timed with CUDA
     // events around each launch; the L2 is flushed before each unless hot_l2.
     Timing time(const KernelInfo& kernel, int warmup, int reps, bool hot_l2);
+    Timing time(const Launcher& launcher, int warmup, int reps, bool hot_l2);
 
     Size size() const { return size_; }
     float alpha() const { return alpha_; }
     float beta() const { return beta_; }
-    const float* A() const { return A_; }
-    const float* B() const { return B_; }
-    float* C() { return C_; }
+    const float* A() const { return args_.A; }
+    const float* B() const { return args_.B; }
+    float* C() { return args_.C; }
     cudaStream_t stream() const { return stream_; }
 
 private:
-    void launch(const KernelInfo& kernel);
+    void* workspace(std::size_t bytes);  // grows the workspace buffer (outside any timed region)
+
+    struct Stream {
+        cudaStream_t s = nullptr;
+        ~Stream() {
+            if (s) cudaStreamDestroy(s);
+        }
+    };
 
     Size size_;
     float alpha_, beta_;
     bool with_reference_;
+    Layout layout_;
+    Stream stream_holder_;
     cudaStream_t stream_ = nullptr;
-    float *A_ = nullptr, *B_ = nullptr, *C0_ = nullptr, *C_ = nullptr, *base_ = nullptr;
-    double *R_ = nullptr, *Rabs_ = nullptr;
+    DeviceBuffer<float> A_, B_, C0_, C_, base_;  // A, B, C0, C: whole buffers (padding, offset, guard)
+    DeviceBuffer<double> R_, Rabs_;              // M x N, dense
+    DeviceBuffer<char> flush_, workspace_;
+    GemmArgs args_;
     bool have_base_ = false;
-    void* flush_ = nullptr;
-    std::size_t flush_bytes_ = 0;
 };
 
 }  // namespace sgemm

@@ -3,113 +3,116 @@
 #include <cmath>
 #include <cstdio>
 
+// std::optional as JSON: null when empty, and non-finite doubles (a NaN error of a
+// result that holds NaN) written as null too, since JSON has no NaN.
+namespace nlohmann {
+template <typename T>
+struct adl_serializer<std::optional<T>> {
+    static void to_json(json& j, const std::optional<T>& v) {
+        if constexpr (std::is_floating_point_v<T>) {
+            if (v && std::isfinite(*v)) j = *v;
+            else j = nullptr;
+        } else {
+            if (v) j = *v;
+            else j = nullptr;
+        }
+    }
+    static void from_json(const json& j, std::optional<T>& v) {
+        if (j.is_null()) v.reset();
+        else v = j.get<T>();
+    }
+};
+}  // namespace nlohmann
+
 namespace sgemm {
 
-namespace {
+// Every key is required when reading (a malformed file throws), except the fields that
+// schema sgemm-steps/2 added to results, which default (older files stay readable).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceInfo, index, name, compute_capability, sm_count, sm_clock_max_mhz,
+                                   mem_clock_max_mhz, sm_clock_now_mhz, mem_clock_now_mhz, mem_bus_bits, l2_bytes,
+                                   global_mem_bytes, driver_version, cuda_driver, cuda_runtime, cublas)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Settings, alpha, beta, warmup, reps, seed, l2, check, ld_pad, offset)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, git_commit, git_dirty, build_type, cuda_architectures, cuda_compiler,
+                                   cxx_compiler, tuning)
 
-template <typename T>
-nlohmann::json opt(const std::optional<T>& v) {
-    if (!v) return nullptr;
-    if constexpr (std::is_floating_point_v<T>)
-        if (!std::isfinite(*v)) return nullptr;
-    return *v;
+void to_json(nlohmann::json& j, const Result& r) {
+    j = {{"kernel", r.kernel},
+         {"name", r.name},
+         {"M", r.M},
+         {"N", r.N},
+         {"K", r.K},
+         {"median_ms", r.median_ms},
+         {"min_ms", r.min_ms},
+         {"tflops", r.tflops},
+         {"pct_cublas", r.pct_cublas},
+         {"rel_err", r.rel_err},
+         {"bound", r.bound},
+         {"cublas_rel_err", r.cublas_rel_err},
+         {"max_abs_diff_cublas", r.max_abs_diff_cublas},
+         {"nonfinite", r.nonfinite},
+         {"componentwise_violations", r.componentwise_violations},
+         {"outside_writes", r.outside_writes},
+         {"status", r.status},
+         {"config", r.config},
+         {"precision", r.precision},
+         {"not_run_reason", r.not_run_reason},
+         {"workspace_bytes", r.workspace_bytes},
+         {"sm_clock_before_mhz", r.sm_clock_before_mhz},
+         {"sm_clock_after_mhz", r.sm_clock_after_mhz},
+         {"mem_clock_before_mhz", r.mem_clock_before_mhz},
+         {"mem_clock_after_mhz", r.mem_clock_after_mhz},
+         {"tune_candidate", r.tune_candidate},
+         {"picked", r.picked}};
 }
 
-template <typename T>
-std::optional<T> get_opt(const nlohmann::json& j, const char* key) {
-    if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-    return j.at(key).get<T>();
+void from_json(const nlohmann::json& j, Result& r) {
+    // The measured fields are required; the descriptive ones added later default.
+    j.at("kernel").get_to(r.kernel);
+    j.at("name").get_to(r.name);
+    j.at("M").get_to(r.M);
+    j.at("N").get_to(r.N);
+    j.at("K").get_to(r.K);
+    j.at("median_ms").get_to(r.median_ms);
+    j.at("min_ms").get_to(r.min_ms);
+    j.at("tflops").get_to(r.tflops);
+    j.at("pct_cublas").get_to(r.pct_cublas);
+    j.at("rel_err").get_to(r.rel_err);
+    j.at("bound").get_to(r.bound);
+    j.at("cublas_rel_err").get_to(r.cublas_rel_err);
+    j.at("max_abs_diff_cublas").get_to(r.max_abs_diff_cublas);
+    j.at("nonfinite").get_to(r.nonfinite);
+    j.at("componentwise_violations").get_to(r.componentwise_violations);
+    j.at("status").get_to(r.status);
+    const Result defaults;
+    r.outside_writes = j.value("outside_writes", defaults.outside_writes);
+    r.config = j.value("config", defaults.config);
+    r.precision = j.value("precision", defaults.precision);
+    r.not_run_reason = j.value("not_run_reason", defaults.not_run_reason);
+    r.workspace_bytes = j.value("workspace_bytes", defaults.workspace_bytes);
+    for (auto [key, field] : {std::pair{"sm_clock_before_mhz", &r.sm_clock_before_mhz},
+                              std::pair{"sm_clock_after_mhz", &r.sm_clock_after_mhz},
+                              std::pair{"mem_clock_before_mhz", &r.mem_clock_before_mhz},
+                              std::pair{"mem_clock_after_mhz", &r.mem_clock_after_mhz}})
+        if (j.contains(key)) j.at(key).get_to(*field);
+    r.tune_candidate = j.value("tune_candidate", false);
+    r.picked = j.value("picked", false);
 }
-
-}  // namespace
 
 nlohmann::json to_json(const Report& r) {
-    const auto& d = r.device;
-    nlohmann::json device = {{"index", d.index},
-                             {"name", d.name},
-                             {"compute_capability", d.compute_capability},
-                             {"sm_count", d.sm_count},
-                             {"sm_clock_max_mhz", d.sm_clock_max_mhz},
-                             {"mem_clock_max_mhz", d.mem_clock_max_mhz},
-                             {"sm_clock_now_mhz", opt(d.sm_clock_now_mhz)},
-                             {"mem_clock_now_mhz", opt(d.mem_clock_now_mhz)},
-                             {"mem_bus_bits", d.mem_bus_bits},
-                             {"l2_bytes", d.l2_bytes},
-                             {"global_mem_bytes", d.global_mem_bytes},
-                             {"driver_version", d.driver_version},
-                             {"cuda_driver", d.cuda_driver},
-                             {"cuda_runtime", d.cuda_runtime},
-                             {"cublas", d.cublas}};
-    const auto& s = r.settings;
-    nlohmann::json settings = {{"alpha", s.alpha}, {"beta", s.beta}, {"warmup", s.warmup}, {"reps", s.reps},
-                               {"seed", s.seed},   {"l2", s.l2},     {"check", s.check}};
-    nlohmann::json results = nlohmann::json::array();
-    for (const auto& x : r.results)
-        results.push_back({{"kernel", x.kernel},
-                           {"name", x.name},
-                           {"M", x.M},
-                           {"N", x.N},
-                           {"K", x.K},
-                           {"median_ms", x.median_ms},
-                           {"min_ms", x.min_ms},
-                           {"tflops", x.tflops},
-                           {"pct_cublas", x.pct_cublas},
-                           {"rel_err", opt(x.rel_err)},
-                           {"bound", opt(x.bound)},
-                           {"cublas_rel_err", opt(x.cublas_rel_err)},
-                           {"max_abs_diff_cublas", opt(x.max_abs_diff_cublas)},
-                           {"nonfinite", x.nonfinite},
-                           {"componentwise_violations", x.componentwise_violations},
-                           {"status", x.status}});
-    return {{"schema", r.schema}, {"generated_utc", r.generated_utc}, {"command", r.command},
-            {"device", device},   {"settings", settings},             {"results", results}};
+    return {{"schema", r.schema},     {"generated_utc", r.generated_utc}, {"command", r.command},
+            {"build", r.build},       {"device", r.device},               {"settings", r.settings},
+            {"results", r.results}};
 }
 
 Report report_from_json(const nlohmann::json& j) {
     Report r;
-    r.schema = j.at("schema").get<std::string>();
-    r.generated_utc = j.at("generated_utc").get<std::string>();
+    j.at("schema").get_to(r.schema);
+    j.at("generated_utc").get_to(r.generated_utc);
     r.command = j.value("command", "");
-    const auto& d = j.at("device");
-    r.device = {d.at("index").get<int>(),
-                d.at("name").get<std::string>(),
-                d.at("compute_capability").get<std::string>(),
-                d.at("sm_count").get<int>(),
-                d.at("sm_clock_max_mhz").get<int>(),
-                d.at("mem_clock_max_mhz").get<int>(),
-                get_opt<int>(d, "sm_clock_now_mhz"),
-                get_opt<int>(d, "mem_clock_now_mhz"),
-                d.at("mem_bus_bits").get<int>(),
-                d.at("l2_bytes").get<std::int64_t>(),
-                d.at("global_mem_bytes").get<std::int64_t>(),
-                d.at("driver_version").get<std::string>(),
-                d.at("cuda_driver").get<std::string>(),
-                d.at("cuda_runtime").get<std::string>(),
-                d.at("cublas").get<std::string>()};
-    const auto& s = j.at("settings");
-    r.settings = {s.at("alpha").get<double>(), s.at("beta").get<double>(),       s.at("warmup").get<int>(),
-                  s.at("reps").get<int>(),     s.at("seed").get<std::uint64_t>(), s.at("l2").get<std::string>(),
-                  s.at("check").get<bool>()};
-    for (const auto& x : j.at("results")) {
-        Result res;
-        res.kernel = x.at("kernel").get<int>();
-        res.name = x.at("name").get<std::string>();
-        res.M = x.at("M").get<int>();
-        res.N = x.at("N").get<int>();
-        res.K = x.at("K").get<int>();
-        res.median_ms = x.at("median_ms").get<double>();
-        res.min_ms = x.at("min_ms").get<double>();
-        res.tflops = x.at("tflops").get<double>();
-        res.pct_cublas = x.at("pct_cublas").get<double>();
-        res.rel_err = get_opt<double>(x, "rel_err");
-        res.bound = get_opt<double>(x, "bound");
-        res.cublas_rel_err = get_opt<double>(x, "cublas_rel_err");
-        res.max_abs_diff_cublas = get_opt<double>(x, "max_abs_diff_cublas");
-        res.nonfinite = x.at("nonfinite").get<std::uint64_t>();
-        res.componentwise_violations = x.at("componentwise_violations").get<std::uint64_t>();
-        res.status = x.at("status").get<std::string>();
-        r.results.push_back(std::move(res));
-    }
+    if (j.contains("build")) j.at("build").get_to(r.build);  // schema sgemm-steps/1 had none
+    j.at("device").get_to(r.device);
+    j.at("settings").get_to(r.settings);
+    j.at("results").get_to(r.results);
     return r;
 }
 
@@ -135,6 +138,12 @@ std::string table_header() {
 }
 
 std::string table_row(const Result& r) {
+    char buf[512];
+    if (r.status == "N/A") {
+        std::snprintf(buf, sizeof buf, "%4d %-28s %10s %9s %9s %10s %10s %10s %10s  N/A (%s)\n", r.kernel,
+                      r.name.c_str(), "-", "-", "-", "-", "-", "-", "-", r.not_run_reason.c_str());
+        return buf;
+    }
     auto num = [](const std::optional<double>& v) {
         char b[32];
         if (v && std::isfinite(*v))
@@ -143,7 +152,6 @@ std::string table_row(const Result& r) {
             std::snprintf(b, sizeof b, "%s", v ? "nan" : "-");
         return std::string(b);
     };
-    char buf[512];
     std::snprintf(buf, sizeof buf, "%4d %-28s %10.4f %9.2f %8.1f%% %10s %10s %10s %10s  %s", r.kernel, r.name.c_str(),
                   r.median_ms, r.tflops, r.pct_cublas, num(r.rel_err).c_str(), num(r.bound).c_str(),
                   num(r.cublas_rel_err).c_str(), num(r.max_abs_diff_cublas).c_str(), r.status.c_str());
@@ -151,6 +159,7 @@ std::string table_row(const Result& r) {
     if (r.nonfinite || r.componentwise_violations)
         row += " (" + std::to_string(r.nonfinite) + " NaN/Inf, " + std::to_string(r.componentwise_violations) +
                " outside the componentwise bound)";
+    if (r.outside_writes) row += " (" + std::to_string(r.outside_writes) + " elements written outside the C view)";
     return row + "\n";
 }
 

@@ -36,8 +36,23 @@ struct Settings {
     std::uint64_t seed = 0;
     std::string l2 = "flushed";  // or "hot"
     bool check = true;
+    int ld_pad = 0;  // lda = K + ld_pad, ldb = ldc = N + ld_pad
+    int offset = 0;  // floats between an aligned allocation and A, B, C
     friend bool operator==(const Settings&, const Settings&) = default;
 };
+
+// What built the binary (filled in at build time: runner/build_info.cpp.in).
+struct BuildInfo {
+    std::string git_commit = "unknown";
+    bool git_dirty = false;
+    std::string build_type;
+    std::string cuda_architectures;
+    std::string cuda_compiler;  // e.g. "NVIDIA 13.0.88"
+    std::string cxx_compiler;   // e.g. "GNU 12.2.0"
+    bool tuning = false;        // -DSGEMM_TUNING=ON
+    friend bool operator==(const BuildInfo&, const BuildInfo&) = default;
+};
+const BuildInfo& build_info();
 
 struct Result {
     int kernel = 0;
@@ -46,14 +61,24 @@ struct Result {
     double median_ms = 0, min_ms = 0, tflops = 0, pct_cublas = 0;
     std::optional<double> rel_err, bound, cublas_rel_err, max_abs_diff_cublas;  // null when unchecked / non-finite
     std::uint64_t nonfinite = 0, componentwise_violations = 0;
-    std::string status;  // PASS, FAIL, UNCHECKED
+    std::string status;  // PASS, FAIL, UNCHECKED, N/A
+    std::uint64_t outside_writes = 0;  // elements of C's buffer outside the M x N view that changed
+    std::string config;            // the kernel's describe() for this size
+    std::string precision = "fp32";
+    std::string not_run_reason;    // with N/A: why the kernel did not run (requirements, can_implement)
+    std::uint64_t workspace_bytes = 0;
+    std::optional<int> sm_clock_before_mhz, sm_clock_after_mhz;    // around the timed launches (NVML)
+    std::optional<int> mem_clock_before_mhz, mem_clock_after_mhz;
+    bool tune_candidate = false;   // a --tune row: one candidate configuration, not the kernel's own launch
+    bool picked = false;           // with tune_candidate: the configuration the kernel's launch() picks
     friend bool operator==(const Result&, const Result&) = default;
 };
 
 struct Report {
-    std::string schema = "sgemm-steps/1";
+    std::string schema = "sgemm-steps/2";
     std::string generated_utc;
     std::string command;
+    BuildInfo build;
     DeviceInfo device;
     Settings settings;
     std::vector<Result> results;
@@ -65,6 +90,6 @@ Report report_from_json(const nlohmann::json& j);  // throws nlohmann::json::exc
 
 std::string device_header(const DeviceInfo& d);
 std::string table_header();
-std::string table_row(const Result& r);
+std::string table_row(const Result& r);  // a PASS/FAIL/UNCHECKED or N/A row
 
 }  // namespace sgemm

@@ -36,24 +36,23 @@ check_runner() {
     [[ -f "$1" && -x "$1" ]] || die 2 "runner not found or not executable: $1 (build it first, or pass --runner PATH)"
 }
 
-# Kernels numbered from here on are tuning variants (e.g. a step without edge handling, correct
-# only on tile multiples), registered only in -DSGEMM_TUNING=ON builds.
-# shellcheck disable=SC2034  # used by the sourcing scripts
-TUNING_FROM=100
-
-# list_kernels RUNNER: prints "NUMBER NAME" for every registered kernel (from `RUNNER --list`).
+# list_kernels RUNNER: prints "NUMBER NAME TUNING" for every registered kernel, TUNING 1 for a
+# tuning variant (-DSGEMM_TUNING=ON builds) and 0 for a step, from `RUNNER --list --json -`.
 list_kernels() {
     local out
-    out="$("$1" --list)" || die 2 "'$1 --list' failed"
-    out=$(awk '$1 ~ /^[0-9]+$/ { printf "%d %s\n", $1, $2 }' <<<"$out")
-    [[ -n $out ]] || die 2 "'$1 --list' listed no kernels (expected lines 'NN  name  idea')"
+    out="$("$1" --list --json -)" || die 2 "'$1 --list --json -' failed"
+    out=$(python3 -c '
+import json, sys
+for k in json.load(sys.stdin)["kernels"]:
+    print(k["number"], k["name"], int(k["tuning_variant"]))' <<<"$out") || die 2 "'$1 --list --json -' printed no registry JSON"
+    [[ -n $out ]] || die 2 "'$1 --list --json -' listed no kernels"
     echo "$out"
 }
 
 # resolve_kernel KEY < list: prints "NUMBER NAME" for a number (7, 07), name or NN_name; returns 1 if unknown.
 resolve_kernel() {
-    local key=$1 number name
-    while read -r number name; do
+    local key=$1 number name _tuning
+    while read -r number name _tuning; do
         if [[ $key =~ ^[0-9]+$ ]]; then
             ((10#$key == number)) && { echo "$number $name"; return 0; }
         elif [[ $key == "$name" || $key == "$(printf '%02d_%s' "$number" "$name")" ]]; then
@@ -69,6 +68,6 @@ label() { printf '%02d_%s' "$1" "$2"; }
 
 # labels < list: "00_cublas 01_naive ..." for error messages
 labels() {
-    local number name
-    while read -r number name; do printf '%s ' "$(label "$number" "$name")"; done
+    local number name _tuning
+    while read -r number name _tuning; do printf '%s ' "$(label "$number" "$name")"; done
 }

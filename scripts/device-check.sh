@@ -43,7 +43,10 @@ for phase in $phases; do
     profile)
         rc_all=0
         : >"$out/profile.log"
-        for k in $("$runner" --list | awk '$1 > 0 && $1 < 100 {print $1}'); do
+        # Every step (no cuBLAS, no tuning variants), from the runner's registry JSON.
+        for k in $("$runner" --list --json - | python3 -c '
+import json, sys
+print(*[k["number"] for k in json.load(sys.stdin)["kernels"] if k["number"] > 0 and not k["tuning_variant"]])'); do
             echo "=== kernel $k" >>"$out/profile.log"
             scripts/profile.sh --runner "$runner" "$k" 4096,4096,4096 >>"$out/profile.log" 2>&1 || rc_all=1
         done

@@ -6,8 +6,9 @@ PROG=sanitize.sh
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-MEMCHECK_SHAPES=('257,255,263' '33,4097,17' '1,1,1')
-RACE_SHAPE=129,131,67   # racecheck is slow: small, odd
+# Odd shapes; a deep-K one (split-K configurations and their reduction) and a matrix-vector one.
+MEMCHECK_SHAPES=('257,255,263' '33,4097,17' '1,1,1' '64,64,8192' '1000,1,3000')
+RACE_SHAPES=('129,131,67' '64,64,4099')  # racecheck is slow: small, odd; the second one deep (split-K)
 RACE_FROM=7             # racecheck and synccheck for kernels numbered 7 and above
 
 usage() {
@@ -15,13 +16,13 @@ usage() {
 usage: scripts/sanitize.sh [--runner PATH] [--kernels LIST] [--log-dir DIR] [--timeout S]
 
 Runs compute-sanitizer on every registered kernel (from 'sgemm_runner --list', cuBLAS included;
-tuning variants numbered $TUNING_FROM and up only when named in --kernels), one runner invocation
+tuning variants only when named in --kernels), one runner invocation
 per tool, kernel and shape, each as
 
   compute-sanitizer --tool TOOL --error-exitcode 9 sgemm_runner --kernel N --size M,N,K --warmup 0 --reps 1
 
   memcheck             all kernels, shapes ${MEMCHECK_SHAPES[*]}
-  racecheck, synccheck kernels numbered $RACE_FROM and above, shape $RACE_SHAPE, instrumenting only
+  racecheck, synccheck kernels numbered $RACE_FROM and above, shapes ${RACE_SHAPES[*]}, instrumenting only
                        the kernel under test (--kernel-name kns=sgemm_NN_)
 
 The runner's own correctness check stays on, so a wrong result fails the run too.
@@ -66,11 +67,11 @@ SAN=$(find_cuda_tool compute-sanitizer) ||
 check_runner "$RUNNER"
 KLIST=$(list_kernels "$RUNNER") || exit 2
 if [[ -z $KERNELS ]]; then
-    variants=$(awk -v from="$TUNING_FROM" '$1 >= from' <<<"$KLIST")
+    variants=$(awk '$3 == 1' <<<"$KLIST")
     if [[ -n $variants ]]; then
         echo "$PROG: skipping tuning variants $(labels <<<"$variants")(some are correct only on tile multiples;" \
             "name them in --kernels to include them)" >&2
-        KLIST=$(awk -v from="$TUNING_FROM" '$1 < from' <<<"$KLIST")
+        KLIST=$(awk '$3 != 1' <<<"$KLIST")
     fi
 else
     selected=""
@@ -133,7 +134,7 @@ run_one() {
 }
 
 echo "$PROG: $SAN, runner $RUNNER, logs in $LOG_DIR" >&2
-while read -r number name; do
+while read -r number name tuning; do
     for shape in "${MEMCHECK_SHAPES[@]}"; do
         run_one memcheck "$number" "$name" "$shape"
     done
@@ -141,9 +142,11 @@ while read -r number name; do
         # Instrument only the kernel under test: its __global__ function is sgemm_NN_<name>. A tuning
         # variant (100+) may reuse its step's function under another name, so it gets no filter.
         filter=()
-        ((number >= TUNING_FROM)) || filter=(--kernel-name "kns=$(printf 'sgemm_%02d_' "$number")")
+        [[ ${tuning:-0} == 1 ]] || filter=(--kernel-name "kns=$(printf 'sgemm_%02d_' "$number")")
         for tool in racecheck synccheck; do
-            run_one "$tool" "$number" "$name" "$RACE_SHAPE" ${filter[@]+"${filter[@]}"}
+            for shape in "${RACE_SHAPES[@]}"; do
+                run_one "$tool" "$number" "$name" "$shape" ${filter[@]+"${filter[@]}"}
+            done
         done
     fi
 done <<<"$KLIST"

@@ -74,11 +74,54 @@ TEST(ParseOptions, AllOptions) {
 TEST(ParseOptions, RejectsBadValues) {
     for (std::vector<const char*> args : std::vector<std::vector<const char*>>{
              {"--size", "0,1,1"}, {"--size", "abc"}, {"--reps", "0"}, {"--warmup", "-1"}, {"--alpha", "x"},
-             {"--bogus"}, {"--device", "-2"}}) {
+             {"--bogus"}, {"--device", "-2"}, {"--alpha", "nan"}, {"--beta", "inf"}, {"--ld-pad", "-3"}}) {
         args.insert(args.begin(), "sgemm_runner");
         Options o;
         EXPECT_THROW(parse_options(static_cast<int>(args.size()), args.data(), o), UsageError) << args[1];
     }
+}
+
+namespace {
+std::string usage_error_of(std::vector<const char*> args) {
+    args.insert(args.begin(), "sgemm_runner");
+    Options o;
+    try {
+        parse_options(static_cast<int>(args.size()), args.data(), o);
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+}  // namespace
+
+TEST(ParseOptions, RangeMessagesArePlain) {
+    EXPECT_EQ(usage_error_of({"--reps", "0"}), "--reps must be at least 1");
+    EXPECT_EQ(usage_error_of({"--warmup", "-1"}), "--warmup must be 0 or more");
+    EXPECT_EQ(usage_error_of({"--ld-pad", "-1"}), "--ld-pad must be 0 or more");
+    EXPECT_NE(usage_error_of({"--offset", "-1"}).find("--offset"), std::string::npos);
+}
+
+TEST(ParseOptions, RefusesNonFiniteScalars) {
+    for (const char* v : {"nan", "inf", "-inf", "NaN"}) {
+        EXPECT_EQ(usage_error_of({"--alpha", v}), "--alpha must be a finite number") << v;
+        EXPECT_EQ(usage_error_of({"--beta", v}), "--beta must be a finite number") << v;
+    }
+}
+
+TEST(ParseOptions, RefusesAJsonFileThatCannotBeCreated) {
+    const std::string msg = usage_error_of({"--json", "/nonexistent-sgemm-dir/x.json"});
+    EXPECT_NE(msg.find("cannot create"), std::string::npos) << msg;
+    EXPECT_NE(usage_error_of({"--json", "."}).find("directory"), std::string::npos);
+}
+
+TEST(ParseOptions, LeadingDimensionsStayBelow2To31) {
+    EXPECT_NE(usage_error_of({"--size", "1,1,2147483647", "--ld-pad", "1"}).find("2^31"), std::string::npos);
+    EXPECT_EQ(usage_error_of({"--size", "1,1,2147483646", "--ld-pad", "1"}), "(no error)");
+    const Options o = parse({"--ld-pad", "3", "--offset", "1", "-v", "--tune"});
+    EXPECT_EQ(o.ld_pad, 3);
+    EXPECT_EQ(o.offset, 1);
+    EXPECT_TRUE(o.verbose);
+    EXPECT_TRUE(o.tune);
 }
 
 TEST(ParseOptions, HelpReturnsFalse) {
@@ -88,7 +131,8 @@ TEST(ParseOptions, HelpReturnsFalse) {
     EXPECT_FALSE(parse_options(2, args, o));
     const std::string help = testing::internal::GetCapturedStdout();
     for (const char* opt : {"--kernel", "--size", "--alpha", "--beta", "--warmup", "--reps", "--seed", "--json",
-                            "--list", "--device", "--no-check", "--hot-l2"})
+                            "--list", "--device", "--no-check", "--hot-l2", "--ld-pad", "--offset", "--verbose",
+                            "--tune"})
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cublas_v2.h>
 
+#include <cstring>
 #include <random>
 
 #include "common/check.h"
@@ -48,12 +49,31 @@ std::string describe(const CheckResult& c, int K) {
            " outside the componentwise bound";
 }
 
-class Kernel : public testing::TestWithParam<const KernelInfo*> {};
+class Kernel : public testing::TestWithParam<const KernelInfo*> {
+protected:
+    // Skips (with the reason) a kernel this GPU cannot run; GTEST_SKIP must be called from the test body.
+    std::string unmet() const {
+        return GetParam()->unmet_requirements(compute_capability(0));
+    }
+    // Checked run of `k` on one problem; returns false (and reports) when it cannot implement it.
+    static void check_one(const KernelInfo& k, Problem& p) {
+        const std::string why = k.can_implement(p.args());
+        // A step must take every valid GEMM; only tuning variants without edge handling may refuse one.
+        if (!why.empty()) {
+            EXPECT_TRUE(k.is_tuning_variant()) << k.label() << " refuses a valid shape: " << why;
+            return;
+        }
+        p.run_once(k);
+        const CheckResult c = p.verify();
+        EXPECT_TRUE(c.pass) << describe(c, p.size().K) << ", " << c.outside_writes
+                            << " elements written outside the C view";
+    }
+};
 
 TEST_P(Kernel, CorrectOnEveryShapeAndScalars) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
-    if (k.flags & kTileMultiplesOnly) GTEST_SKIP() << k.label() << " is a tuning variant without edge handling";
+    if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
     std::uint64_t seed = run_seed() ^ (std::uint64_t(k.number) << 48);
     for (const Size& s : kShapes)
         for (const auto& [alpha, beta] : kScalars) {
@@ -61,14 +81,115 @@ TEST_P(Kernel, CorrectOnEveryShapeAndScalars) {
                                             << alpha << " beta " << beta << (beta == 0 ? " (C = NaN)" : "")
                                             << " seed " << seed);
             Problem p(s, alpha, beta, seed++, /*with_reference=*/true);
-            p.run_once(k);
+            check_one(k, p);
+        }
+}
+
+// Strided and unaligned views: lda = K + P, ldb = ldc = N + P, and A, B, C one float off an
+// aligned allocation. Padding and guard elements of C must come back untouched.
+TEST_P(Kernel, CorrectOnPaddedAndUnalignedViews) {
+    SKIP_WITHOUT_GPU();
+    const KernelInfo& k = *GetParam();
+    if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
+    const Size shapes[] = {{3, 5, 7}, {17, 33, 65}, {127, 129, 131}, {255, 257, 129}, {33, 4097, 17}, {256, 256, 256}};
+    std::uint64_t seed = run_seed() ^ (std::uint64_t(k.number) << 40);
+    int i = 0;
+    for (const Size& s : shapes)
+        for (int pad : {0, 1, 3})
+            for (int offset : {0, 1}) {
+                const auto [alpha, beta] = kScalars[i++ % 3];
+                SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " ld pad "
+                                                << pad << " offset " << offset << " alpha " << alpha << " beta "
+                                                << beta << " seed " << seed);
+                Problem p(s, alpha, beta, seed++, true, Layout{pad, offset});
+                check_one(k, p);
+            }
+}
+
+// More row (or column) tiles than a grid's y dimension holds: M > 65535 * 128.
+TEST_P(Kernel, CorrectOnTallAndWideMatrices) {
+    SKIP_WITHOUT_GPU();
+    const KernelInfo& k = *GetParam();
+    if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
+    constexpr int kLong = 65535 * 128 + 257;
+    for (const Size& s : {Size{kLong, 3, 5}, Size{3, kLong, 5}}) {
+        SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K);
+        Problem p(s, 1.0f, 0.0f, run_seed(), true);
+        check_one(k, p);
+    }
+}
+
+// Bit-identical results from run to run: no reduction whose order depends on timing. For a
+// kernel that chooses by shape, every candidate configuration (tiles, split-K) is run twice.
+TEST_P(Kernel, DeterministicRunToRun) {
+    SKIP_WITHOUT_GPU();
+    const KernelInfo& k = *GetParam();
+    if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
+    for (const Size& s : {Size{129, 131, 4099}, Size{64, 64, 8192}, Size{1000, 1, 3000}}) {
+        Problem p(s, 0.5f, 3.0f, run_seed(), true);
+        if (!k.can_implement(p.args()).empty()) continue;
+        std::vector<Launcher> launchers{launcher_of(k, p.args())};
+        std::vector<std::string> names{k.describe(p.args())};
+        if (k.candidates_fn)
+            for (const Candidate& c : k.candidates_fn(p.args())) {
+                const auto fn = k.launch_candidate;
+                const int id = c.id;
+                launchers.push_back({[fn, id](const GemmArgs& a, void* ws, cudaStream_t st) { fn(a, id, ws, st); },
+                                     c.workspace_bytes});
+                names.push_back(c.description);
+            }
+        for (std::size_t i = 0; i < launchers.size(); ++i) {
+            SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " config "
+                                            << names[i]);
+            p.run_once(launchers[i]);
             const CheckResult c = p.verify();
             EXPECT_TRUE(c.pass) << describe(c, s.K);
+            const std::vector<float> first = p.output();
+            p.run_once(launchers[i]);
+            const std::vector<float> second = p.output();
+            EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0)
+                << "two runs on the same inputs differ";
         }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registered, Kernel, testing::ValuesIn(kernels_under_test()),
                          [](const testing::TestParamInfo<const KernelInfo*>& info) { return info.param->label(); });
+
+// The padding check itself: a "kernel" that also writes one padding element must fail.
+TEST(GpuProblem, WritesOutsideTheViewFail) {
+    SKIP_WITHOUT_GPU();
+    const KernelInfo* cublas = find_kernel("0");
+    ASSERT_NE(cublas, nullptr);
+    Problem p({33, 17, 9}, 1.0f, 0.0f, run_seed(), true, Layout{3, 1});
+    p.run_once(*cublas);
+    ASSERT_TRUE(p.verify().pass);
+    const Launcher sloppy{[cublas](const GemmArgs& a, void* ws, cudaStream_t st) {
+                              cublas->launch(a, ws, st);
+                              const float one = 1.0f;  // C[0][N]: the first padding element of row 0
+                              check(cudaMemcpyAsync(a.C + a.N, &one, sizeof one, cudaMemcpyHostToDevice, st));
+                          },
+                          0};
+    p.run_once(sloppy);
+    const CheckResult c = p.verify();
+    EXPECT_FALSE(c.pass);
+    EXPECT_EQ(c.outside_writes, 1u);
+}
+
+// The workspace is poisoned before a checked run: a kernel that reads it before writing fails.
+TEST(GpuProblem, UnwrittenWorkspaceIsPoisoned) {
+    SKIP_WITHOUT_GPU();
+    Problem p({16, 16, 16}, 1.0f, 0.0f, run_seed(), true);
+    const KernelInfo* cublas = find_kernel("0");
+    const Launcher reads_workspace{[cublas](const GemmArgs& a, void* ws, cudaStream_t st) {
+                                       cublas->launch(a, ws, st);
+                                       // C[0][0] += ws[0]: a "split-K reduction" of a partial nobody wrote
+                                       check(cudaMemcpyAsync(a.C, ws, sizeof(float), cudaMemcpyDeviceToDevice, st));
+                                   },
+                                   64};
+    p.run_once(reads_workspace);
+    EXPECT_FALSE(p.verify().pass);
+}
 
 // The check itself must be able to fail on the GPU path too.
 class CheckCatches : public testing::Test {

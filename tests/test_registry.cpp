@@ -3,7 +3,10 @@
 #include <regex>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "cli.h"
+#include "common/check.h"
 #include "common/registry.h"
 
 using namespace sgemm;
@@ -39,14 +42,76 @@ TEST(Registry, ZeroIsCublasAndTheFirstStepsAreThere) {
 TEST(Registry, StepsAreNumberedWithoutGaps) {
     int expected = 0;
     for (const auto& k : registry()) {
-        if (k.number >= 100) break;  // tuning variants (SGEMM_TUNING builds)
+        if (k.is_tuning_variant()) break;  // SGEMM_TUNING builds only
         EXPECT_EQ(k.number, expected++) << k.label();
     }
 }
 
-TEST(Registry, DuplicateRegistrationIsRejected) {
-    EXPECT_THROW(Registration(1, "another_naive", "dup", registry().front().launch), std::logic_error);
-    EXPECT_THROW(Registration(999999, "naive", "dup", registry().front().launch), std::logic_error);
+TEST(Registry, BadRegistrationIsRejected) {
+    const LaunchFn launch = registry().front().launch;
+    EXPECT_THROW(Registration({.number = 1, .name = "another_naive", .idea = "dup", .launch = launch}),
+                 std::logic_error);
+    EXPECT_THROW(Registration({.number = 999999, .name = "naive", .idea = "dup", .launch = launch}), std::logic_error);
+    EXPECT_THROW(Registration({.number = 999998, .name = "Bad-Name", .idea = "x", .launch = launch}),
+                 std::logic_error);
+    EXPECT_THROW(Registration({.number = 999997, .name = "no_launch", .idea = "x"}), std::logic_error);
+}
+
+TEST(Registry, RequirementsDecideWhereAKernelRuns) {
+    KernelInfo k;
+    k.requirements = {.min_cc = 80};
+    EXPECT_EQ(k.unmet_requirements(90), "");
+    EXPECT_EQ(k.unmet_requirements(80), "");
+    EXPECT_EQ(k.unmet_requirements(75), "needs sm_80 or newer");
+    k.requirements = {.min_cc = 90, .needs_sm90a = true};
+    EXPECT_EQ(k.unmet_requirements(90), "");
+    EXPECT_EQ(k.unmet_requirements(89), "needs sm_90a");
+    EXPECT_EQ(k.unmet_requirements(100), "needs sm_90a") << "sm_90a code does not run on later GPUs";
+}
+
+TEST(Registry, EveryKernelDescribesItselfAndCheckedShapesAreImplementable) {
+    alignas(256) static float buffer[64];
+    for (const auto& k : registry()) {
+        const GemmArgs args{128, 256, 64, 1.0f, 0.0f, buffer, 64, buffer, 256, buffer, 256};
+        try {
+            EXPECT_FALSE(k.describe(args).empty()) << k.label();
+        } catch (const CudaError&) {
+            continue;  // a kernel that picks by the GPU's properties describes itself only where there is one
+        }
+        EXPECT_EQ(k.can_implement(args), "") << k.label() << " cannot run a whole-tile aligned shape";
+        const GemmArgs odd{127, 255, 63, 1.0f, 0.0f, buffer + 1, 64, buffer + 1, 256, buffer + 1, 256};
+        const std::string why = k.can_implement(odd);
+        // Only tuning variants compiled without edge handling may refuse an odd shape.
+        if (!k.is_tuning_variant()) EXPECT_EQ(why, "") << k.label();
+        // Tall shapes are what the 1-D grids are for: no step refuses M = 2^31 - 1025.
+        const GemmArgs tall{2147483647 - 1025, 1, 1, 1.0f, 0.0f, buffer, 1, buffer, 1, buffer, 1};
+        if (!k.is_tuning_variant()) EXPECT_EQ(k.can_implement(tall), "") << k.label();
+    }
+}
+
+TEST(Registry, ValidateChecksTheGemmContract) {
+    alignas(16) static float x[4];
+    EXPECT_EQ(validate({4, 4, 4, 1, 0, x, 4, x, 4, x, 4}), "");
+    EXPECT_EQ(validate({4, 4, 4, 1, 0, x, 3, x, 4, x, 4}), "lda must be at least K");
+    EXPECT_EQ(validate({4, 4, 4, 1, 0, x, 4, x, 3, x, 4}), "ldb must be at least N");
+    EXPECT_EQ(validate({4, 4, 4, 1, 0, x, 4, x, 4, x, 3}), "ldc must be at least N");
+    EXPECT_EQ(validate({0, 4, 4, 1, 0, x, 4, x, 4, x, 4}), "M, N and K must be at least 1");
+    EXPECT_EQ(validate({4, 4, 4, 1, 0, nullptr, 4, x, 4, x, 4}), "A, B and C must not be null");
+}
+
+TEST(Registry, ListJsonHasEveryKernel) {
+    const nlohmann::json j = nlohmann::json::parse(kernel_list_json());
+    EXPECT_EQ(j["tuning_from"], kTuningFrom);
+    ASSERT_EQ(j["kernels"].size(), registry().size());
+    for (std::size_t i = 0; i < registry().size(); ++i) {
+        const auto& k = registry()[i];
+        const auto& e = j["kernels"][i];
+        EXPECT_EQ(e["number"], k.number);
+        EXPECT_EQ(e["label"], k.label());
+        EXPECT_EQ(e["precision"], to_string(k.precision));
+        EXPECT_EQ(e["requirements"]["min_cc"], k.requirements.min_cc);
+        EXPECT_EQ(e["tuning_variant"], k.is_tuning_variant());
+    }
 }
 
 TEST(Registry, ListHasOneLinePerKernelStartingWithItsNumber) {

@@ -13,13 +13,22 @@ Report sample() {
     r.command = "sgemm_runner --kernel all";
     r.device = {0,  "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 1755, std::nullopt, 5120, 52428800,
                 85021163520LL, "580.159.04", "13.0", "13.0", "13.1.0"};
-    r.settings = {1.0, 0.5, 5, 20, 42, "flushed", true};
+    r.settings = {1.0, 0.5, 5, 20, 42, "flushed", true, 3, 1};
+    r.build = {"0123456789abcdef0123456789abcdef01234567", true, "Release", "90", "NVIDIA 13.0.88", "GNU 12.2.0",
+               false};
     Result cublas{0, "cublas", 4096, 4096, 4096, 2.7, 2.69, 50.9, 100.0, 3.1e-7, 6.1e-5, 3.1e-7, std::nullopt, 0, 0,
                   "PASS"};
     Result naive{1, "naive", 4096, 4096, 4096, 120.5, 119.9, 1.14, 2.24, 4.5e-7, 6.1e-5, 3.1e-7, 0.0001, 0, 0, "PASS"};
     Result broken{2, "coalesced", 4096, 4096, 4096, 30, 29, 4.6, 9, std::nullopt, 6.1e-5, 3.1e-7, std::nullopt,
                   16777216, 0, "FAIL"};
-    r.results = {cublas, naive, broken};
+    naive.config = "32x32 threads, 1 output each";
+    naive.sm_clock_before_mhz = 1980;
+    naive.sm_clock_after_mhz = 1755;
+    Result na{9, "cp_async_multistage", 4096, 4096, 4096};
+    na.status = "N/A";
+    na.not_run_reason = "needs sm_80 or newer";
+    broken.outside_writes = 7;
+    r.results = {cublas, naive, broken, na};
     return r;
 }
 }  // namespace
@@ -29,10 +38,31 @@ TEST(ReportJson, RoundTrip) {
     const nlohmann::json j = to_json(r);
     const Report back = report_from_json(nlohmann::json::parse(j.dump(2)));
     EXPECT_EQ(back, r);
-    EXPECT_EQ(j["schema"], "sgemm-steps/1");
+    EXPECT_EQ(j["schema"], "sgemm-steps/2");
+    EXPECT_EQ(j["build"]["git_dirty"], true);
+    EXPECT_EQ(j["settings"]["ld_pad"], 3);
+    EXPECT_EQ(j["results"][1]["config"], "32x32 threads, 1 output each");
+    EXPECT_TRUE(j["results"][0]["sm_clock_before_mhz"].is_null());
     EXPECT_TRUE(j["results"][2]["rel_err"].is_null());
     EXPECT_TRUE(j["device"]["mem_clock_now_mhz"].is_null());
     EXPECT_EQ(j["results"][1]["tflops"], 1.14);
+}
+
+TEST(ReportJson, ReadsSchemaOneFiles) {
+    nlohmann::json j = to_json(sample());
+    j["schema"] = "sgemm-steps/1";
+    j.erase("build");
+    j["settings"].erase("ld_pad");
+    j["settings"].erase("offset");
+    for (auto& x : j["results"])
+        for (const char* key : {"config", "precision", "not_run_reason", "workspace_bytes", "sm_clock_before_mhz",
+                                "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz",
+                                "tune_candidate", "picked", "outside_writes"})
+            x.erase(key);
+    const Report r = report_from_json(j);
+    EXPECT_EQ(r.settings.ld_pad, 0);
+    EXPECT_EQ(r.build.git_commit, "unknown");
+    EXPECT_EQ(r.results[1].median_ms, 120.5);
 }
 
 TEST(ReportJson, NonFiniteNumbersBecomeNull) {
@@ -60,5 +90,7 @@ TEST(ReportTable, RowShowsTheNumbersAndStatus) {
     const std::string bad = table_row(r.results[2]);
     EXPECT_NE(bad.find("FAIL"), std::string::npos);
     EXPECT_NE(bad.find("16777216 NaN/Inf"), std::string::npos);
+    EXPECT_NE(bad.find("7 elements written outside the C view"), std::string::npos);
+    EXPECT_NE(table_row(r.results[3]).find("N/A (needs sm_80 or newer)"), std::string::npos);
     EXPECT_NE(device_header(r.device).find("580.159.04"), std::string::npos);
 }

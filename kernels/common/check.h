@@ -42,6 +42,7 @@ void launch_checked(void (*kernel)(KernelArgs...), dim3 grid, dim3 block, size_t
 }
 #endif
 
-constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+// ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b near 2^31.
+__host__ __device__ constexpr int ceil_div(int a, int b) { return a / b + (a % b != 0); }
 
 }  // namespace sgemm

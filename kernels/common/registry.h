@@ -1,40 +1,113 @@
-// Self-registration of kernels. Each kernels/NN_name.cu ends with one line
+// The kernel interface and self-registration. Each kernels/NN_name.cu ends with one line
 //
-//   static const sgemm::Registration registration{NN, "name", "one-line idea", launch_fn};
+//   static const sgemm::Registration registration{{.number = NN, .name = "name", .idea = "one-line idea",
+//                                                  .launch = launch, .describe = describe}};
 //
-// and is then picked up by sgemm_runner, the tests and the benchmark scripts.
-// There is no central list to edit. The kernel objects are linked as a CMake
-// OBJECT library, so the linker cannot drop an "unused" registration.
+// and is then picked up by sgemm_runner, the tests and the benchmark scripts. There is no
+// central list to edit. The kernel objects are linked as a CMake OBJECT library, so the
+// linker cannot drop an "unused" registration.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace sgemm {
 
-// Row-major C = alpha * A * B + beta * C with A M x K (ld K), B K x N (ld N),
-// C M x N (ld N). With beta == 0, C is write-only (BLAS semantics: NaN in C is ignored).
-using LaunchFn = void (*)(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-                          cudaStream_t stream);
+// One GEMM call: row-major C = alpha * A * B + beta * C, with
+//   A  M x K, element (m, k) at A[m * lda + k], lda >= K
+//   B  K x N, element (k, n) at B[k * ldb + n], ldb >= N
+//   C  M x N, element (m, n) at C[m * ldc + n], ldc >= N
+// A, B and C may be views into larger matrices: a kernel reads and writes nothing outside
+// the M x N (M x K, K x N) elements, and assumes no alignment of the pointers or leading
+// dimensions beyond 4 bytes. With beta == 0, C is write-only (BLAS semantics: NaN in C is ignored).
+// Dimensions and leading dimensions are below 2^31; element offsets are computed in 64 bits.
+struct GemmArgs {
+    int M = 0, N = 0, K = 0;
+    float alpha = 1.0f, beta = 0.0f;
+    const float* A = nullptr;
+    int lda = 0;
+    const float* B = nullptr;
+    int ldb = 0;
+    float* C = nullptr;
+    int ldc = 0;
+};
 
-// Flags for tuning-only variants (built with -DSGEMM_TUNING=ON, numbered 100 and up).
-enum KernelFlags : unsigned {
-    kNone = 0,
-    // Correct only when M, N, K are multiples of its tiles: a variant that drops
-    // edge handling, kept to measure what edge handling costs. Tests skip it.
-    kTileMultiplesOnly = 1u << 0,
+// The launch of one kernel. `workspace` holds workspace_bytes(args) bytes (nullptr when 0)
+// whose contents on entry are undefined: a kernel must write what it reads.
+using LaunchFn = void (*)(const GemmArgs& args, void* workspace, cudaStream_t stream);
+// Bytes of device workspace a launch on `args` needs (nullptr in a KernelSpec: none).
+using WorkspaceFn = std::size_t (*)(const GemmArgs& args);
+// Empty when the kernel can run on `args`; otherwise why not (printed as "N/A (reason)").
+using CanImplementFn = std::string (*)(const GemmArgs& args);
+// A short description of the configuration that will run on `args` (tile, stages, split-k, ...).
+using DescribeFn = std::string (*)(const GemmArgs& args);
+
+// For kernels that choose among configurations by shape (`sgemm_runner --tune`): every
+// configuration the kernel could run on `args`, each launchable on its own. The one that
+// launch() picks has the description that describe(args) returns.
+struct Candidate {
+    int id = 0;                   // passed back to LaunchCandidateFn
+    std::string description;      // same format as DescribeFn's
+    std::size_t workspace_bytes = 0;
+};
+using CandidatesFn = std::vector<Candidate> (*)(const GemmArgs& args);
+using LaunchCandidateFn = void (*)(const GemmArgs& args, int id, void* workspace, cudaStream_t stream);
+
+// What a kernel asks of the GPU. A kernel whose requirements the device does not meet is
+// listed as "N/A (needs ...)" and never launched.
+struct Requirements {
+    int min_cc = 0;            // minimum compute capability x 10, e.g. 80 for cp.async
+    bool needs_sm90a = false;  // wgmma / setmaxnreg: compiled for sm_90a only, runs on CC 9.0 only
+};
+
+// How the products are computed. Every class is held to the same FP32 error bound.
+enum class Precision { kFp32, kFp32ViaTensorCores };
+const char* to_string(Precision p);  // "fp32", "fp32 via tensor cores"
+
+// Kernels numbered from here on are tuning variants (other tiles, stages, builds without edge
+// handling), registered only in -DSGEMM_TUNING=ON builds. The scripts read it from --list --json.
+inline constexpr int kTuningFrom = 100;
+
+// What a kernel file registers (an aggregate: designated initializers keep it to one line).
+struct KernelSpec {
+    int number = -1;            // 0 is cuBLAS; steps are 1, 2, 3, ...; tuning variants kTuningFrom+
+    const char* name = "";      // e.g. "naive"; the __global__ functions are sgemm_NN_<name>*
+    const char* idea = "";      // one line for --list and the docs
+    LaunchFn launch = nullptr;
+    DescribeFn describe = nullptr;            // nullptr: the empty string
+    CanImplementFn can_implement = nullptr;   // nullptr: every valid GemmArgs
+    WorkspaceFn workspace_bytes = nullptr;    // nullptr: no workspace
+    Requirements requirements = {};
+    Precision precision = Precision::kFp32;
+    CandidatesFn candidates = nullptr;           // nullptr: one configuration, nothing to tune
+    LaunchCandidateFn launch_candidate = nullptr;
 };
 
 struct KernelInfo {
-    int number;        // 0 is cuBLAS; steps are 1, 2, 3, ...; tuning variants 100+
-    std::string name;  // e.g. "naive"; the __global__ function is sgemm_NN_<name>
-    std::string idea;  // one line for --list and the docs
-    LaunchFn launch;
-    unsigned flags = kNone;
+    int number = -1;
+    std::string name;
+    std::string idea;
+    LaunchFn launch = nullptr;
+    DescribeFn describe_fn = nullptr;
+    CanImplementFn can_implement_fn = nullptr;
+    WorkspaceFn workspace_fn = nullptr;
+    Requirements requirements;
+    Precision precision = Precision::kFp32;
+    CandidatesFn candidates_fn = nullptr;
+    LaunchCandidateFn launch_candidate = nullptr;
+
     std::string label() const;  // "01_naive"
+    bool is_tuning_variant() const { return number >= kTuningFrom; }
+    std::string describe(const GemmArgs& args) const;
+    std::string can_implement(const GemmArgs& args) const;  // empty: it can
+    std::size_t workspace_bytes(const GemmArgs& args) const;
+    // Empty when a device of compute capability `cc` (x 10, e.g. 90) meets the requirements;
+    // otherwise "needs sm_90a" / "needs sm_80 or newer".
+    std::string unmet_requirements(int cc) const;
 };
 
 // All registered kernels, sorted by number.
@@ -45,8 +118,13 @@ const std::vector<KernelInfo>& registry();
 const KernelInfo* find_kernel(std::string_view key);
 
 struct Registration {
-    // Throws std::logic_error (at start-up) on a duplicate number or name.
-    Registration(int number, const char* name, const char* idea, LaunchFn launch, unsigned flags = kNone);
+    // Throws std::logic_error (at start-up) on a duplicate number or name, a name outside
+    // [a-z0-9_]+, or a missing launch function.
+    explicit Registration(const KernelSpec& spec);
 };
+
+// Empty when `args` is a valid GEMM call (dimensions >= 1, leading dimensions large enough,
+// non-null pointers); otherwise what is wrong. Checked by the runner before any kernel runs.
+std::string validate(const GemmArgs& args);
 
 }  // namespace sgemm

@@ -5,8 +5,14 @@
 
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "check.h"
+#include "registry.h"
 
 namespace sgemm {
 
@@ -15,6 +21,70 @@ namespace sgemm {
 inline bool rows_are_16b_aligned(const void* base, int ld) {
     return ld % 4 == 0 && reinterpret_cast<std::uintptr_t>(base) % 16 == 0;
 }
+
+// True when A, B and C may all be read and written as float4s (pointer and leading dimension).
+inline bool all_rows_16b_aligned(const GemmArgs& a) {
+    return rows_are_16b_aligned(a.A, a.lda) && rows_are_16b_aligned(a.B, a.ldb) && rows_are_16b_aligned(a.C, a.ldc);
+}
+
+// ---- the grid: one block per tile of C ----
+// Tiles along N on gridDim.x (up to 2^31 - 1), tiles along M on gridDim.y, which holds at most
+// 65535: a taller C (more than 65535 x 128 rows) continues on gridDim.z. Blocks launch x first,
+// then y, then z: the row-by-row order of a plain 2-D grid. (A 1-D grid that recovers the tile
+// by a division measured 2-6 % slower on steps 05, 06 and 08 at 4096^3: the 2-D order is kept.)
+inline constexpr int kMaxGridY = 65535;
+
+// The grid for tiles_x x tiles_y tiles. When tiles_y > kMaxGridY, y * z may exceed tiles_y:
+// the blocks past the last tile row must find nothing to do (edge-checked kernels do: their rows
+// are >= M). Kernels without edge handling run only where tiles_y <= kMaxGridY (exact grid).
+inline dim3 tile_grid(int tiles_x, int tiles_y) {
+    const int z = ceil_div(tiles_y, kMaxGridY);
+    return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(ceil_div(tiles_y, z)),
+                static_cast<unsigned>(z));
+}
+
+// The tile row (along gridDim.y, continued on gridDim.z) of this block (device).
+__device__ __forceinline__ int tile_y() { return blockIdx.y + gridDim.y * blockIdx.z; }
+
+// A 1-D grid of all BM x BN tiles, for kernels that map blocks to tiles themselves (the
+// rasterized steps 09 and 10): its size, at most 2^31 - 1 (host).
+inline unsigned tile_count(int M, int N, int BM, int BN) {
+    const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
+    if (tiles > INT_MAX) throw std::length_error("more than 2^31 - 1 tiles: the grid cannot hold them");
+    return static_cast<unsigned>(tiles);
+}
+
+// can_implement for a kernel with BM x BN x BK tiles: its indices are 32-bit ints, so the end of
+// the last tile (e.g. block_row + BM) must not overflow; on a 1-D grid (kOneDimGrid) the tiles
+// must number at most 2^31 - 1.
+template <int BM, int BN, int BK, bool kOneDimGrid = false>
+std::string fits_int_tiles(const GemmArgs& a) {
+    if (a.M > INT_MAX - BM || a.N > INT_MAX - BN || a.K > INT_MAX - BK)
+        return "M, N, K within one tile of 2^31 (32-bit tile indices)";
+    if (kOneDimGrid && static_cast<long long>(ceil_div(a.M, BM)) * ceil_div(a.N, BN) > INT_MAX)
+        return "more than 2^31 - 1 tiles";
+    return "";
+}
+
+// True when a kernel compiled without edge handling can run: M, N, K multiples of the tile, and a
+// grid of exactly the tiles (see tile_grid), so that no block lies outside C.
+template <int BM, int BN, int BK>
+bool is_whole_tiles(const GemmArgs& a) {
+    return a.M % BM == 0 && a.N % BN == 0 && a.K % BK == 0 && a.M / BM <= kMaxGridY;
+}
+
+// can_implement for tuning variants compiled without edge handling: whole tiles only, and
+// 16-byte aligned rows of A, B and C (they copy and store float4s unconditionally).
+template <int BM, int BN, int BK>
+std::string whole_aligned_tiles_only(const GemmArgs& a) {
+    if (!is_whole_tiles<BM, BN, BK>(a))
+        return "needs M % " + std::to_string(BM) + ", N % " + std::to_string(BN) + ", K % " + std::to_string(BK) +
+               " = 0";
+    if (!rows_are_16b_aligned(a.A, a.lda) || !rows_are_16b_aligned(a.B, a.ldb) || !rows_are_16b_aligned(a.C, a.ldc))
+        return "needs 16-byte aligned rows";
+    return fits_int_tiles<BM, BN, BK>(a);
+}
+
 
 // The minimum-blocks argument of __launch_bounds__ for the warp-tiled steps: ask
 // ptxas to fit two blocks per SM (<= 64K / (2 * threads) registers per thread)
