@@ -5,7 +5,7 @@ Each step's lesson must be visible in the machine code:
   - no sgemm_* kernel touches local memory (LDL/STL: spills or a dynamically indexed register array);
   - sgemm_06_* loads global memory with LDG.E.128 and shared memory with LDS.128;
   - sgemm_07_* .. sgemm_09_* read shared memory with LDS.128;
-  - sgemm_09_* copies global -> shared with LDGSTS (cp.async).
+  - sgemm_09_* and step 10's tile kernels copy global -> shared with LDGSTS (cp.async).
 cuobjdump and nvdisasm come with a full CUDA toolkit. Where the toolkit lacks them,
 scripts/test installs PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (pinned, one
 release, in scripts/requirements.txt) into a virtual environment under the build
@@ -29,6 +29,8 @@ REQUIRED = [
     ("sgemm_08_", r"\bLDS\.128\b", "16-byte shared loads"),
     ("sgemm_09_", r"\bLDS\.128\b", "16-byte shared loads"),
     ("sgemm_09_", r"\bLDGSTS\b", "cp.async global->shared copies"),
+    ("sgemm_10_every_shape_tile", r"\bLDS\.128\b", "16-byte shared loads"),
+    ("sgemm_10_every_shape_tile", r"\bLDGSTS\b", "cp.async global->shared copies"),
 ]
 FORBIDDEN = [(r"\b(LDL|STL)(\.\S+)?\b", "local memory (spills)")]
 
