@@ -21,10 +21,12 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -836,24 +838,59 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
     }
 }
 
-void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
-    run(args, pick(args, current_device()), workspace, stream);
+// The plans depend on the shape, on whether B's rows are 16-byte aligned, on beta == 0 and on the
+// device. Evaluating the model takes tens of microseconds of CPU time, as long as a small GEMM runs,
+// so they are computed once per such key (the list of candidates and the pick).
+struct Plans {
+    std::vector<Plan> all;
+    Plan pick;
+};
+template <class F>
+auto with_cached_plans(const sgemm::GemmArgs& a, F&& f) {
+    int device = 0;
+    sgemm::check(cudaGetDevice(&device));
+    using Key = std::tuple<int, int, int, int, bool, bool>;
+    static std::map<Key, Plans> cache;
+    static std::mutex mutex;
+    const Key key{device, a.M, a.N, a.K, sgemm::rows_are_16b_aligned(a.B, a.ldb), a.beta == 0.0f};
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+        if (cache.size() > 1024) cache.clear();  // bounded, for a program with endless shapes
+        const DeviceModel& d = current_device();
+        it = cache.emplace(key, Plans{all_plans(a, d), pick(a, d)}).first;
+    }
+    return f(it->second);  // under the lock: another thread may clear the cache
+}
+Plan cached_pick(const sgemm::GemmArgs& a) {
+    return with_cached_plans(a, [](const Plans& p) { return p.pick; });
 }
 
-std::string describe(const sgemm::GemmArgs& args) { return pick(args, current_device()).describe(); }
+void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
+    run(args, cached_pick(args), workspace, stream);
+}
 
-std::size_t workspace_bytes(const sgemm::GemmArgs& args) { return pick(args, current_device()).workspace; }
+std::string describe(const sgemm::GemmArgs& args) { return cached_pick(args).describe(); }
+
+std::size_t workspace_bytes(const sgemm::GemmArgs& args) { return cached_pick(args).workspace; }
 
 std::vector<sgemm::Candidate> candidates(const sgemm::GemmArgs& args) {
     std::vector<sgemm::Candidate> out;
-    for (const Plan& p : all_plans(args, current_device())) out.push_back({p.id(), p.describe(), p.workspace});
+    with_cached_plans(args, [&](const Plans& plans) {
+        for (const Plan& p : plans.all) out.push_back({p.id(), p.describe(), p.workspace});
+        return 0;
+    });
     return out;
 }
 
 void launch_candidate(const sgemm::GemmArgs& args, int id, void* workspace, cudaStream_t stream) {
-    for (const Plan& p : all_plans(args, current_device()))
-        if (p.id() == id) return run(args, p, workspace, stream);
-    throw std::invalid_argument("10_every_shape: no candidate " + std::to_string(id) + " for this shape");
+    const std::optional<Plan> plan = with_cached_plans(args, [id](const Plans& plans) -> std::optional<Plan> {
+        for (const Plan& p : plans.all)
+            if (p.id() == id) return p;
+        return std::nullopt;
+    });
+    if (!plan) throw std::invalid_argument("10_every_shape: no candidate " + std::to_string(id) + " for this shape");
+    run(args, *plan, workspace, stream);
 }
 
 }  // namespace
