@@ -8,8 +8,6 @@
 // loads is reused across its sub-tiles. (We predicted fewer shared-memory
 // wavefronts from this; on the H200 Nsight Compute counts as many as for step 06:
 // see docs/kernels/07_warptiling.md.)
-#include <cstdio>
-
 #include "common/check.h"
 #include "common/registry.h"
 #include "common/tile.cuh"
@@ -162,11 +160,7 @@ void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t strea
 
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
 std::string describe(const sgemm::GemmArgs& args) {
-    char text[160];
-    std::snprintf(text, sizeof text, "%dx%dx%d tile, warp %dx%d, thread %dx%d%s%s", BM, BN, BK, WM, WN, TM, TN,
-                  kCheckEdges ? "" : ", no edge checks",
-                  is_vec_ok(args) ? "" : ", scalar (rows not 16-byte aligned)");
-    return text;
+    return sgemm::describe_warp_tiles(BM, BN, BK, WM, WN, TM, TN, "", kCheckEdges, is_vec_ok(args));
 }
 
 }  // namespace

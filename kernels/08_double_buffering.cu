@@ -6,8 +6,6 @@
 // Inside a k-tile the A and B fragments of k + 1 are read from shared memory
 // while the FMAs of k run. One __syncthreads per k-tile instead of two.
 // See docs/kernels/08_double_buffering.md.
-#include <cstdio>
-
 #include "common/check.h"
 #include "common/registry.h"
 #include "common/tile.cuh"
@@ -190,11 +188,7 @@ void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t strea
 
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
 std::string describe(const sgemm::GemmArgs& args) {
-    char text[160];
-    std::snprintf(text, sizeof text, "%dx%dx%d tile, warp %dx%d, thread %dx%d%s%s", BM, BN, BK, WM, WN, TM, TN,
-                  kCheckEdges ? "" : ", no edge checks",
-                  is_vec_ok(args) ? "" : ", scalar (rows not 16-byte aligned)");
-    return text;
+    return sgemm::describe_warp_tiles(BM, BN, BK, WM, WN, TM, TN, "", kCheckEdges, is_vec_ok(args));
 }
 
 }  // namespace

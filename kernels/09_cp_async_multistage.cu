@@ -10,8 +10,6 @@
 // for A and B. The freed registers pay for a 128 x 256 tile (64 x 64 warp tiles,
 // 16 x 8 outputs per thread, 1 block per SM), and the blocks are rasterized in
 // groups of GROUP_M tile-rows for L2 reuse. See docs/kernels/09_cp_async_multistage.md.
-#include <cstdio>
-
 #include "common/check.h"
 #include "common/registry.h"
 #include "common/tile.cuh"
@@ -239,11 +237,8 @@ void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t strea
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
           bool kCheckEdges>
 std::string describe(const sgemm::GemmArgs& args) {
-    char text[160];
-    std::snprintf(text, sizeof text, "%dx%dx%d tile, warp %dx%d, thread %dx%d, %d stages, group %d%s%s", BM, BN, BK,
-                  WM, WN, TM, TN, STAGES, GROUP_M, kCheckEdges ? "" : ", no edge checks",
-                  is_vec_ok(args) ? "" : ", scalar (rows not 16-byte aligned)");
-    return text;
+    const std::string pipeline = ", " + std::to_string(STAGES) + " stages, group " + std::to_string(GROUP_M);
+    return sgemm::describe_warp_tiles(BM, BN, BK, WM, WN, TM, TN, pipeline, kCheckEdges, is_vec_ok(args));
 }
 
 }  // namespace

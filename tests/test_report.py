@@ -9,6 +9,8 @@ skipped (with a message) when matplotlib is not importable; everything else alwa
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
+import importlib.util
 import json
 import math
 import os
@@ -279,6 +281,119 @@ class ReportTest(unittest.TestCase):
         proc = subprocess.run([sys.executable, REPORT, "--help"], capture_output=True, text=True)
         self.assertEqual(proc.returncode, 0)
         self.assertIn("--no-plots", proc.stdout)
+
+
+def ceilings_doc(device="Test GPU 9000 (synthetic)"):
+    """A made-up sgemm_ceilings --json output: only what scripts/report reads, plus the device."""
+    return {"schema": "sgemm-steps-ceilings/1", "device": {"name": device},
+            "ffma": {"tflops": 60.5, "theoretical_tflops": 64.0, "median_ms": 10.0},
+            "copy": {"gb_per_s": 3900.0, "bytes_per_copy": 2**31}}
+
+
+def irregular_doc():
+    """synthetic_doc() plus steps 08, 09 and 10 on the irregular suite (10 lacks one shape)."""
+    doc = synthetic_doc()
+    doc["kernels"] += [{"number": 8, "name": "double_buffering", "idea": "two stages"},
+                       {"number": 9, "name": "cp_async", "idea": "cp.async"},
+                       {"number": 10, "name": "every_shape", "idea": "a tile per shape"}]
+    for n, name, pcts in ((8, "double_buffering", (89.0, 91.0, 15.0)), (9, "cp_async", (69.0, 78.0, 8.0)),
+                          (10, "every_shape", (95.0, 99.0, None))):
+        for size, p in zip(IRR, pcts):
+            if p is not None:
+                doc["results"].append(result(n, name, size, 0.3 * p, p))
+        doc["results"].append(result(n, name, SQ4, 0.5 * n, n * 10.0))
+    return doc
+
+
+class ReportPlotsTest(unittest.TestCase):
+    """The roofline (--ceilings) and irregular-suite plots."""
+
+    setUp, tearDown, report, ok, read = (ReportTest.setUp, ReportTest.tearDown, ReportTest.report, ReportTest.ok,
+                                         ReportTest.read)
+
+    def write(self, name, doc):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    def test_intensity(self):
+        spec = importlib.util.spec_from_loader("report_mod", importlib.machinery.SourceFileLoader("report_mod", REPORT))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        self.assertAlmostEqual(mod.compulsory_intensity((4096, 4096, 4096)), 4096 / 6)
+        self.assertAlmostEqual(mod.compulsory_intensity((2, 3, 4)), 2 * 24 / (4 * (8 + 12 + 6)))
+
+    def test_no_ceilings_no_roofline(self):
+        proc = self.ok()
+        self.assertFalse(os.path.exists(os.path.join(self.out, self.slug + "-roofline.png")))
+        self.assertNotIn("roofline", self.read(self.md))
+        if HAVE_MPL:
+            self.assertIn("no --ceilings FILE; skipping the", proc.stderr)
+        # Steps 08-10 are absent from the synthetic sweep: no irregular plot either.
+        self.assertFalse(os.path.exists(os.path.join(self.out, self.slug + "-irregular.png")))
+        self.assertNotIn("irregular.png", self.read(self.md))
+
+    def test_existing_outputs_unchanged_by_ceilings(self):
+        """--ceilings adds the roofline and its caption; every other output keeps its bytes."""
+        self.ok()
+        paths = [self.readme, self.docs_readme]
+        if HAVE_MPL:
+            paths += [os.path.join(self.out, self.slug + s) for s in ("-tflops.png", "-4096.png")]
+        before = {p: sha(p) for p in paths}
+        md_before = self.read(self.md)
+        self.ok("--ceilings", self.write("ceilings.json", ceilings_doc()))
+        self.assertEqual(before, {p: sha(p) for p in paths})
+        md = self.read(self.md)
+        if HAVE_MPL:
+            start = md.index(f"![Roofline at 4096³]({self.slug}-roofline.png)\n\nRoofline at 4096³: x is the")
+            end = md.index("\n\n", md.index("Ceilings from ceilings.json", start)) + 2
+            self.assertEqual(md[:start] + md[end:], md_before, "the roofline block is all that --ceilings adds")
+            block = md[start:end]
+            self.assertIn("compulsory-traffic intensity 2·M·N·K / (4·(MK + KN + MN)) = 682.7 FLOP/byte", block)
+            self.assertIn("Ceilings from ceilings.json: FFMA ceiling measured 60.5 TFLOP/s; theoretical 64.0 TFLOP/s "
+                          "at the maximum SM clock; device-to-device copy 3900 GB/s (bytes read + written).", block)
+        else:
+            self.assertEqual(md, md_before)
+
+    @unittest.skipUnless(HAVE_MPL, NO_MPL)
+    def test_roofline_and_irregular_pngs(self):
+        json_path = self.write("bench-irr.json", irregular_doc())
+        ceilings = self.write("ceilings.json", ceilings_doc())
+        self.ok("--ceilings", ceilings, json_path=json_path)
+        for suffix in ("-roofline.png", "-irregular.png"):
+            width, height = png_size(os.path.join(self.out, self.slug + suffix))
+            self.assertGreater(width, 0)
+            self.assertGreater(height, 0)
+        md = self.read(self.md)
+        self.assertIn(f"![Irregular suite, % of cuBLAS]({self.slug}-irregular.png)", md)
+        self.assertIn("% of cuBLAS per irregular shape for steps 08, 09, 10,", md)
+        self.assertLess(md.index("-roofline.png"), md.index("-irregular.png"))
+        # Deterministic: the same inputs give the same bytes.
+        paths = [os.path.join(self.out, self.slug + s) for s in ("-roofline.png", "-irregular.png")] + [self.md]
+        first = {p: sha(p) for p in paths}
+        self.ok("--ceilings", ceilings, json_path=json_path)
+        self.assertEqual(first, {p: sha(p) for p in paths})
+
+    @unittest.skipUnless(HAVE_MPL, NO_MPL)
+    def test_ceilings_from_another_device_warns(self):
+        proc = self.ok("--ceilings", self.write("c.json", ceilings_doc(device="Other GPU")))
+        self.assertIn("was measured on Other GPU", proc.stderr)
+
+    @unittest.skipUnless(HAVE_MPL, NO_MPL)
+    def test_bad_ceilings(self):
+        for text, message in (("{oops", "malformed JSON"), ('{"schema": "sgemm-steps/1"}', "not an sgemm_ceilings"),
+                              ('{"schema": "sgemm-steps-ceilings/1", "ffma": {}, "copy": {}}', "lacks")):
+            path = os.path.join(self.tmp, "bad-ceilings.json")
+            with open(path, "w") as f:
+                f.write(text)
+            proc = self.report("--ceilings", path)
+            self.assertEqual(proc.returncode, 1, text)
+            self.assertIn(message, proc.stderr)
+            self.assertFalse(os.path.exists(self.md), "nothing may be written when an input is bad")
+        proc = self.report("--ceilings", os.path.join(self.tmp, "missing.json"))
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("cannot read", proc.stderr)
 
 
 FAKE_RUNNER = r'''

@@ -27,6 +27,15 @@ inline bool all_rows_16b_aligned(const GemmArgs& a) {
     return rows_are_16b_aligned(a.A, a.lda) && rows_are_16b_aligned(a.B, a.ldb) && rows_are_16b_aligned(a.C, a.ldc);
 }
 
+// describe() of a warp-tiled step: "128x128x8 tile, warp 32x64, thread 8x8", then `extra` (e.g. the
+// stages), then what launch() chose for these arguments: no edge checks, scalar (unaligned) access.
+inline std::string describe_warp_tiles(int bm, int bn, int bk, int wm, int wn, int tm, int tn, const std::string& extra,
+                                       bool check_edges, bool vec_ok) {
+    return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) + " tile, warp " +
+           std::to_string(wm) + "x" + std::to_string(wn) + ", thread " + std::to_string(tm) + "x" + std::to_string(tn) +
+           extra + (check_edges ? "" : ", no edge checks") + (vec_ok ? "" : ", scalar (rows not 16-byte aligned)");
+}
+
 // ---- the grid: one block per tile of C ----
 // Tiles along N on gridDim.x (up to 2^31 - 1), tiles along M on gridDim.y, which holds at most
 // 65535: a taller C (more than 65535 x 128 rows) continues on gridDim.z. Blocks launch x first,

@@ -1,0 +1,319 @@
+// sgemm_ceilings: the device's own speed limits, measured, for docs/overview.md.
+//
+//   (a) the FFMA limit: a kernel that does nothing but independent FFMAs, enough warps for every SM;
+//       next to it the theoretical rate 2 FLOP x FP32 lanes per SM x SMs x SM clock, with the clock
+//       from cudaDevAttrClockRate, which is the MAXIMUM (boost) clock, not the clock the run got;
+//   (b) device-to-device copy bandwidth: cudaMemcpyAsync of >= 2 GiB, bytes read + bytes written;
+//   (c) cuBLAS SGEMM at 8192^3 with CUBLAS_DEFAULT_MATH (FP32 FFMA) and CUBLAS_TF32_TENSOR_OP_MATH;
+//   (d) the device block of sgemm_runner (name, SMs, clocks, driver, CUDA, cuBLAS).
+// Every time is a median over timed repetitions after warm-up, each repetition timed by its own pair
+// of CUDA events. Prints a table; --json FILE writes the same numbers (schema sgemm-steps-ceilings/1).
+// Exit status: 0 success, 2 usage error, 3 no usable GPU or a CUDA/cuBLAS error.
+//
+// SASS of ffma_limit (sm_90, nvcc 13.0, read with `cuobjdump -sass build/runner/sgemm_ceilings`, function
+// ..ffma_limitEiffPf): the loop is 259 instructions, 256 FFMA (8 chains x 32) then UIADD3 + ISETP.LE +
+// BRA for the trip counter, that is 98.8 % FFMA. No load, no store and no other arithmetic inside the
+// loop: the kernel arguments are read (LDC/ULDC) before it, the one STG comes after it.
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <nlohmann/json.hpp>
+
+#include "common/check.h"
+#include "device_info.h"
+#include "report.h"
+
+namespace {
+
+using sgemm::check;
+using json = nlohmann::json;
+
+constexpr int kExitUsage = 2, kExitRuntime = 3;
+
+// ---- (a) the FFMA kernel ----------------------------------------------------------------------
+// kChains independent accumulators per thread: an FFMA's result is needed again only kChains FFMAs
+// later, so with a few warps per scheduler the FMA pipe never waits on a dependency. The chain
+// a = a * x + y with 0 < x < 1 converges, so no value overflows or goes denormal.
+constexpr int kChains = 8;
+constexpr int kUnroll = 32;           // FFMAs per chain per loop trip: 256 FFMA against 3 loop instructions
+constexpr int kFfmaThreads = 256;     // threads per block
+constexpr int kFfmaBlocksPerSm = 8;   // 8 x 256 = 2048 threads = the SM's 64 warps (sm_80 / sm_90)
+
+__global__ void __launch_bounds__(kFfmaThreads) ffma_limit(int trips, float x, float y, float* out) {
+    float acc[kChains];
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) acc[c] = static_cast<float>(threadIdx.x + c);
+    for (int t = 0; t < trips; ++t) {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+            for (int c = 0; c < kChains; ++c) acc[c] = fmaf(acc[c], x, y);
+        }
+    }
+    float sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) sum += acc[c];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;  // keeps the chains alive
+}
+
+// FP32 lanes (FFMA per clock) per SM, from the CUDA C++ Programming Guide's arithmetic-throughput
+// table: 64 on sm_80 (A100), 128 on sm_86, sm_89, sm_90 (H100, H200) and later. 0 = unknown.
+int fp32_lanes_per_sm(int cc) {
+    if (cc == 80) return 64;
+    if (cc >= 86) return 128;
+    return 0;
+}
+
+// ---- timing --------------------------------------------------------------------------------------
+template <typename F>
+std::vector<float> time_ms(int warmup, int reps, F&& launch) {
+    cudaEvent_t start, stop;
+    check(cudaEventCreate(&start));
+    check(cudaEventCreate(&stop));
+    for (int i = 0; i < warmup; ++i) launch();
+    check(cudaDeviceSynchronize());
+    std::vector<float> ms(reps);
+    for (int i = 0; i < reps; ++i) {
+        check(cudaEventRecord(start));
+        launch();
+        check(cudaEventRecord(stop));
+        check(cudaEventSynchronize(stop));
+        check(cudaEventElapsedTime(&ms[i], start, stop));
+    }
+    check(cudaEventDestroy(start));
+    check(cudaEventDestroy(stop));
+    return ms;
+}
+
+double median(std::vector<float> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (static_cast<double>(v[n / 2 - 1]) + v[n / 2]);
+}
+
+__global__ void fill(float* p, size_t n, unsigned seed) {
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+        unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
+        h ^= h >> 13;
+        h *= 0x5bd1e995u;
+        h ^= h >> 15;
+        p[i] = static_cast<float>(h & 0xffff) / 65536.0f - 0.5f;  // in [-0.5, 0.5)
+    }
+}
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+// The command as it goes into the JSON: an absolute path becomes its file name (committed files
+// hold no machine's paths).
+std::string portable_command(int argc, char** argv) {
+    std::string cmd;
+    for (int i = 0; i < argc; ++i) {
+        std::string a = argv[i];
+        if (!a.empty() && a[0] == '/') a = std::filesystem::path(a).filename().string();
+        cmd += (i ? " " : "") + a;
+    }
+    return cmd;
+}
+
+json opt_json(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
+
+struct Options {
+    int device = 0, warmup = 3, reps = 10, gemm_size = 8192, ffma_trips = 8192;
+    double copy_gib = 2.0;
+    std::string json_path;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    CLI::App app{"sgemm_ceilings: the device's FFMA rate, copy bandwidth and cuBLAS SGEMM (FP32, TF32), "
+                 "measured with CUDA events (median after warm-up).\n"
+                 "Exit status: 0 success, 2 usage error, 3 no usable GPU or a CUDA/cuBLAS error."};
+    app.add_option("--json", o.json_path, "also write the results as JSON to FILE")->type_name("FILE");
+    app.add_option("--device", o.device, "CUDA device index")->capture_default_str()->check(CLI::Range(0, 64));
+    app.add_option("--warmup", o.warmup, "untimed launches before timing")->capture_default_str()
+        ->check(CLI::Range(0, 1000));
+    app.add_option("--reps", o.reps, "timed repetitions (median reported)")->capture_default_str()
+        ->check(CLI::Range(1, 10000));
+    app.add_option("--gemm-size", o.gemm_size, "M = N = K of the cuBLAS runs")->capture_default_str()
+        ->check(CLI::Range(256, 16384));
+    app.add_option("--copy-gib", o.copy_gib, "bytes per device-to-device copy, GiB (at least 2)")
+        ->capture_default_str()->check(CLI::Range(2.0, 32.0));
+    app.add_option("--ffma-trips", o.ffma_trips, "loop trips of the FFMA kernel (256 FFMA per thread each)")
+        ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : kExitUsage;
+    }
+
+    if (sgemm::usable_device_count() == 0) {
+        std::fprintf(stderr, "sgemm_ceilings: no CUDA device available: the ceilings are measured on an NVIDIA "
+                             "GPU; run this on the machine with the GPU\n");
+        return kExitRuntime;
+    }
+
+    try {
+        sgemm::Report rep;  // used for its device and build blocks only, serialised as sgemm_runner does
+        rep.device = sgemm::query_device(o.device);
+        rep.build = sgemm::build_info();
+        const json base = sgemm::to_json(rep);
+        std::printf("%s\n", sgemm::device_header(rep.device).c_str());
+
+        const int sms = rep.device.sm_count;
+        const int cc = sgemm::compute_capability(o.device);
+        int clock_khz = 0;
+        check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, o.device));
+        const int lanes = fp32_lanes_per_sm(cc);
+
+        // (a) FFMA
+        const int blocks = sms * kFfmaBlocksPerSm;
+        float* out = nullptr;
+        check(cudaMalloc(&out, sizeof(float) * blocks * kFfmaThreads));
+        const sgemm::Clocks ffma_before = sgemm::current_clocks(o.device);
+        const std::vector<float> ffma_ms = time_ms(o.warmup, o.reps, [&] {
+            sgemm::launch_checked(ffma_limit, dim3(blocks), dim3(kFfmaThreads), 0, nullptr, o.ffma_trips, 0.999f,
+                                  0.001f, out);
+        });
+        const sgemm::Clocks ffma_after = sgemm::current_clocks(o.device);
+        check(cudaFree(out));
+        const double ffma_per_thread = static_cast<double>(o.ffma_trips) * kUnroll * kChains;
+        const double ffma_flop = 2.0 * ffma_per_thread * blocks * kFfmaThreads;
+        const double ffma_med = median(ffma_ms);
+        const double ffma_tflops = ffma_flop / (ffma_med * 1e-3) / 1e12;
+        const double theory_tflops = 2.0 * lanes * sms * (clock_khz * 1e3) / 1e12;
+
+        // (b) device-to-device copy
+        const size_t copy_bytes = static_cast<size_t>(o.copy_gib * (1ull << 30)) / 256 * 256;
+        void *src = nullptr, *dst = nullptr;
+        check(cudaMalloc(&src, copy_bytes));
+        check(cudaMalloc(&dst, copy_bytes));
+        check(cudaMemset(src, 1, copy_bytes));
+        check(cudaMemset(dst, 0, copy_bytes));
+        const std::vector<float> copy_ms = time_ms(o.warmup, o.reps, [&] {
+            check(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice));
+        });
+        check(cudaFree(src));
+        check(cudaFree(dst));
+        const double copy_med = median(copy_ms);
+        const double copy_gbs = 2.0 * copy_bytes / (copy_med * 1e-3) / 1e9;  // read + written
+
+        // (c) cuBLAS at gemm_size^3 (column-major C = A B; the layout does not change the work)
+        const int n = o.gemm_size;
+        const size_t elems = static_cast<size_t>(n) * n;
+        float *a = nullptr, *b = nullptr, *c = nullptr;
+        check(cudaMalloc(&a, elems * sizeof(float)));
+        check(cudaMalloc(&b, elems * sizeof(float)));
+        check(cudaMalloc(&c, elems * sizeof(float)));
+        fill<<<1024, 256>>>(a, elems, 1u);
+        fill<<<1024, 256>>>(b, elems, 2u);
+        check(cudaGetLastError());
+        check(cudaMemset(c, 0, elems * sizeof(float)));
+        cublasHandle_t handle;
+        check(cublasCreate(&handle));
+        json gemm_rows = json::array();
+        std::vector<std::pair<std::string, double>> gemm_print;
+        for (const auto& [mode, mode_name] : {std::pair{CUBLAS_DEFAULT_MATH, "CUBLAS_DEFAULT_MATH"},
+                                              std::pair{CUBLAS_TF32_TENSOR_OP_MATH, "CUBLAS_TF32_TENSOR_OP_MATH"}}) {
+            check(cublasSetMathMode(handle, mode));
+            const float alpha = 1.0f, beta = 0.0f;
+            const std::vector<float> ms = time_ms(o.warmup, o.reps, [&] {
+                check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, n, b, n, &beta, c, n));
+            });
+            const double med = median(ms);
+            const double tflops = 2.0 * n * n * static_cast<double>(n) / (med * 1e-3) / 1e12;
+            gemm_rows.push_back({{"math_mode", mode_name}, {"M", n}, {"N", n}, {"K", n}, {"median_ms", med},
+                                 {"min_ms", *std::min_element(ms.begin(), ms.end())}, {"tflops", tflops}});
+            gemm_print.emplace_back(mode_name, tflops);
+        }
+        check(cublasDestroy(handle));
+        check(cudaFree(a));
+        check(cudaFree(b));
+        check(cudaFree(c));
+
+        // ---- table
+        std::printf("\n%-44s %12s\n", "ceiling", "value");
+        std::printf("%-44s %12.2f TFLOP/s  (median %.4f ms, %d blocks x %d threads, %d chains)\n",
+                    "FFMA limit, measured", ffma_tflops, ffma_med, blocks, kFfmaThreads, kChains);
+        if (lanes)
+            std::printf("%-44s %12.2f TFLOP/s  (2 x %d lanes x %d SMs x %d MHz, the MAX clock; measured = %.1f %%)\n",
+                        "FFMA limit, theoretical at max clock", theory_tflops, lanes, sms, clock_khz / 1000,
+                        100.0 * ffma_tflops / theory_tflops);
+        std::printf("%-44s %12.1f GB/s     (%.2f GiB per copy, read + written, median %.4f ms)\n",
+                    "device-to-device copy", copy_gbs, copy_bytes / double(1ull << 30), copy_med);
+        for (const auto& [name, tf] : gemm_print)
+            std::printf("%-44s %12.2f TFLOP/s  (%d^3)\n", ("cuBLAS SGEMM, " + name).c_str(), tf, n);
+        if (ffma_before.sm_mhz || ffma_after.sm_mhz)
+            std::printf("SM clock around the FFMA runs (NVML): %s -> %s MHz\n",
+                        ffma_before.sm_mhz ? std::to_string(*ffma_before.sm_mhz).c_str() : "?",
+                        ffma_after.sm_mhz ? std::to_string(*ffma_after.sm_mhz).c_str() : "?");
+
+        if (!o.json_path.empty()) {
+            json j = {
+                {"schema", "sgemm-steps-ceilings/1"},
+                {"generated_utc", utc_now()},
+                {"command", portable_command(argc, argv)},
+                {"build", base.at("build")},
+                {"device", base.at("device")},
+                {"settings", {{"warmup", o.warmup}, {"reps", o.reps}, {"timing", "CUDA events, median of reps"}}},
+                {"ffma",
+                 {{"kernel", "ffma_limit"},
+                  {"blocks", blocks},
+                  {"threads_per_block", kFfmaThreads},
+                  {"chains_per_thread", kChains},
+                  {"ffma_per_thread", ffma_per_thread},
+                  {"flop", ffma_flop},
+                  {"flop_per_ffma", 2},
+                  {"median_ms", ffma_med},
+                  {"min_ms", *std::min_element(ffma_ms.begin(), ffma_ms.end())},
+                  {"tflops", ffma_tflops},
+                  {"fp32_lanes_per_sm", lanes},
+                  {"sm_count", sms},
+                  {"clock_mhz", clock_khz / 1000.0},
+                  {"clock_source", "cudaDevAttrClockRate (the maximum SM clock)"},
+                  {"theoretical_tflops", lanes ? json(theory_tflops) : json(nullptr)},
+                  {"pct_of_theoretical", lanes ? json(100.0 * ffma_tflops / theory_tflops) : json(nullptr)},
+                  {"sm_clock_before_mhz", opt_json(ffma_before.sm_mhz)},
+                  {"sm_clock_after_mhz", opt_json(ffma_after.sm_mhz)}}},
+                {"copy",
+                 {{"method", "cudaMemcpyAsync device to device"},
+                  {"bytes_per_copy", copy_bytes},
+                  {"bytes_counted", 2 * copy_bytes},
+                  {"counted", "bytes read + bytes written"},
+                  {"median_ms", copy_med},
+                  {"min_ms", *std::min_element(copy_ms.begin(), copy_ms.end())},
+                  {"gb_per_s", copy_gbs}}},
+                {"cublas", gemm_rows},
+            };
+            std::ofstream f(o.json_path);
+            f << j.dump(2) << "\n";
+            if (!f) {
+                std::fprintf(stderr, "sgemm_ceilings: cannot write %s\n", o.json_path.c_str());
+                return kExitRuntime;
+            }
+        }
+        return 0;
+    } catch (const sgemm::NoDeviceError& e) {
+        std::fprintf(stderr, "sgemm_ceilings: %s\n", e.what());
+        return kExitRuntime;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sgemm_ceilings: %s\n", e.what());
+        return kExitRuntime;
+    }
+}
