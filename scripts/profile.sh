@@ -102,7 +102,7 @@ show_log() { tail -n +2 "$LOG" | tail -n 30 >&2; }   # line 1 is the (long) comm
 
 metrics=$(python3 "$SCRIPTS_DIR/ncu_summary.py" --metrics)
 APP=("$RUNNER" --kernel "$KNUM" --size "$SIZE" --warmup 0 --reps 1 --no-check)
-echo "$PROG: profiling $LABEL at ${SIZE//,/x} with $NCU (clock control: none)" >&2
+echo "$PROG: profiling $LABEL at ${SIZE//,/x} with $(basename "$NCU") (clock control: none)" >&2
 for attempt in 1 2 3 4 5; do
     CMD=("$NCU" --clock-control none --target-processes all --force-overwrite --export "$STEM"
          --metrics "$metrics" --kernel-name "regex:$REGEX" --launch-count 1 ${NCU_EXTRA[@]+"${NCU_EXTRA[@]}"}

@@ -133,7 +133,7 @@ run_one() {
     fi
 }
 
-echo "$PROG: $SAN, runner $RUNNER, logs in $LOG_DIR" >&2
+echo "$PROG: $(basename "$SAN"), runner $RUNNER, logs in $LOG_DIR" >&2
 while read -r number name tuning; do
     for shape in "${MEMCHECK_SHAPES[@]}"; do
         run_one memcheck "$number" "$name" "$shape"
