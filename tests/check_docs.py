@@ -13,6 +13,11 @@ For every markdown file docs/**/*.md and README.md it checks each relative link
 Links with a scheme (https:, mailto:) are not followed. Links inside fenced
 code blocks and inline code spans are ignored.
 
+It also checks tagged figures: a number followed by `<!-- from FILE: PATH -->`
+(FILE a JSON file next to the page, in docs/results/raw/ or docs/results/; PATH
+dotted keys with [i] indices, e.g. `cublas[0].tflops`) must equal the value in
+that file, rounded to the decimals the page shows.
+
 Before the real check it runs a self-test on planted links in a temporary
 directory, so that a checker which finds nothing cannot pass silently.
 Prints each broken link as file:line: reason, then
@@ -33,6 +38,32 @@ HEADING_RE = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 HTML_ID_RE = re.compile(r"""<a\s[^>]*(?:name|id)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 LINE_ANCHOR_RE = re.compile(r"^L(\d+)(?:-L(\d+))?$")
 SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+FIGURE_RE = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)\s*%?\s*<!--\s*from\s+([^:\s]+):\s*([^\s>]+)\s*-->")
+PATH_PART_RE = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def check_figure(root, md_path, shown, source, path):
+    """None when the tagged number matches the JSON value, otherwise the reason."""
+    import json
+    candidates = [os.path.join(os.path.dirname(md_path), source),
+                  os.path.join(root, "docs", "results", "raw", source),
+                  os.path.join(root, "docs", "results", source)]
+    found = next((c for c in candidates if os.path.isfile(c)), None)
+    if not found:
+        return "figure source not found: %s" % source
+    try:
+        with open(found, encoding="utf-8") as f:
+            value = json.load(f)
+        for key, index in PATH_PART_RE.findall(path):
+            value = value[int(index)] if index else value[key]
+        value = float(value)
+    except (ValueError, KeyError, IndexError, TypeError) as e:
+        return "figure path %s not in %s (%s)" % (path, source, e)
+    text = shown.replace(",", "")
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    if abs(float(text) - value) > 0.5 * 10 ** -decimals + 1e-9:
+        return "figure %s does not match %s %s = %r" % (shown, source, path, value)
+    return None
 
 
 def strip_code_spans(line):
@@ -165,6 +196,11 @@ def check_tree(root):
                 reason = check_link(root, md, t)
                 if reason:
                     broken.append("%s:%d: %s (link: %s)" % (os.path.relpath(md, root), n, reason, t))
+            for m in FIGURE_RE.finditer(line):
+                checked += 1
+                reason = check_figure(root, md, m.group(1), m.group(2), m.group(3))
+                if reason:
+                    broken.append("%s:%d: %s" % (os.path.relpath(md, root), n, reason))
     return checked, broken
 
 
@@ -193,17 +229,20 @@ def self_test():
             "[broken heading](b.md#no-such-heading) [broken self](#nowhere)",
             "[ref]: ../../kernels/missing.cu",
             "[^note]: a footnote, not a link",
+            "ok figure 1,234.5<!-- from f.json: a.b[1] --> and a wrong one 1,234.7<!-- from f.json: a.b[1] -->",
         ]) + "\n"
+        with open(os.path.join(tmp, "docs", "kernels", "f.json"), "w") as f:
+            f.write('{"a": {"b": [0, 1234.52]}}')
         with open(os.path.join(tmp, "docs", "kernels", "a.md"), "w", encoding="utf-8") as f:
             f.write(page)
         with open(os.path.join(tmp, "README.md"), "w", encoding="utf-8") as f:
             f.write("[ok](docs/kernels/a.md#a-page) [broken](docs/nope.md)\n")
         checked, broken = check_tree(tmp)
         got = sorted(b.split(": ", 1)[0] for b in broken)
-        want = sorted(["README.md:1"] + ["docs/kernels/a.md:%d" % n for n in (10, 11, 12, 12, 13, 13, 14)])
+        want = sorted(["README.md:1"] + ["docs/kernels/a.md:%d" % n for n in (10, 11, 12, 12, 13, 13, 14, 16)])
         want = [w.replace("/", os.sep) for w in want]
-        if checked != 17 or got != want:
-            print("check_docs: SELF-TEST FAILED: %d links checked (want 17); broken at %s, want %s"
+        if checked != 19 or got != want:
+            print("check_docs: SELF-TEST FAILED: %d links checked (want 19); broken at %s, want %s"
                   % (checked, got, want))
             for b in broken:
                 print("  " + b)
@@ -223,7 +262,7 @@ def main(argv):
     checked, broken = check_tree(root)
     for b in broken:
         print(b)
-    print("check_docs: %d links checked, %d broken" % (checked, len(broken)))
+    print("check_docs: %d links and tagged figures checked, %d broken" % (checked, len(broken)))
     return 1 if broken else 0
 
 
