@@ -127,3 +127,14 @@ TEST(Registry, ListHasOneLinePerKernelStartingWithItsNumber) {
     }
     EXPECT_EQ(lines, registry().size());
 }
+
+TEST(CheckHelper, ErrorMessagesNameTheSourceRelativeToTheRepository) {
+    try {
+        check(cudaErrorInvalidValue);
+        FAIL() << "check() did not throw";
+    } catch (const CudaError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("cudaErrorInvalidValue"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("(at tests/test_registry.cpp:"), std::string::npos) << msg;  // no machine path
+    }
+}
