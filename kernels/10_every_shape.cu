@@ -695,7 +695,8 @@ Plan make_gemv_plan(const sgemm::GemmArgs& a, int sms) {
         const long long col_blocks = (a.N + 8LL * plan.gemv_width - 1) / (8LL * plan.gemv_width);
         const long long want = (4LL * sms + col_blocks - 1) / col_blocks;
         plan.splits = static_cast<int>(std::max(1LL, std::min({want, a.K / 256LL, 64LL})));
-        plan.k_per_split = sgemm::ceil_div(sgemm::ceil_div(a.K, plan.splits), 32) * 32;
+        plan.k_per_split = static_cast<int>(std::min<long long>(
+            INT_MAX, (static_cast<long long>(sgemm::ceil_div(a.K, plan.splits)) + 31) / 32 * 32));
         plan.splits = sgemm::ceil_div(a.K, plan.k_per_split);
         if (plan.splits > 1) plan.workspace = plan.partial_bytes = static_cast<std::size_t>(plan.splits) * a.N * sizeof(float);
     }
@@ -747,6 +748,7 @@ std::vector<Plan> all_plans(const sgemm::GemmArgs& a, const DeviceModel& d) {
 Plan pick(const sgemm::GemmArgs& a, const DeviceModel& d) {
     if (a.N == 1 || a.M == 1) return make_gemv_plan(a, d.sms);
     const std::vector<Plan> plans = all_plans(a, d);
+    if (plans.empty()) throw std::invalid_argument("10_every_shape: no plan for this shape (see can_implement)");
     const Plan* best = &plans.front();
     for (const Plan& p : plans)
         if (p.seconds < best->seconds) best = &p;
@@ -845,15 +847,24 @@ struct Plans {
     std::vector<Plan> all;
     Plan pick;
 };
+using PlanKey = std::tuple<int, int, int, int, bool, bool>;
+struct PlanCache {
+    std::map<PlanKey, Plans> plans;
+    std::mutex mutex;
+};
+PlanCache& plan_cache() {
+    static PlanCache cache;  // one for every caller (a static inside the template below would be one per lambda)
+    return cache;
+}
+
 template <class F>
 auto with_cached_plans(const sgemm::GemmArgs& a, F&& f) {
     int device = 0;
     sgemm::check(cudaGetDevice(&device));
-    using Key = std::tuple<int, int, int, int, bool, bool>;
-    static std::map<Key, Plans> cache;
-    static std::mutex mutex;
-    const Key key{device, a.M, a.N, a.K, sgemm::rows_are_16b_aligned(a.B, a.ldb), a.beta == 0.0f};
-    const std::lock_guard<std::mutex> lock(mutex);
+    PlanCache& c = plan_cache();
+    auto& cache = c.plans;
+    const PlanKey key{device, a.M, a.N, a.K, sgemm::rows_are_16b_aligned(a.B, a.ldb), a.beta == 0.0f};
+    const std::lock_guard<std::mutex> lock(c.mutex);
     auto it = cache.find(key);
     if (it == cache.end()) {
         if (cache.size() > 1024) cache.clear();  // bounded, for a program with endless shapes
@@ -868,6 +879,15 @@ Plan cached_pick(const sgemm::GemmArgs& a) {
 
 void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
     run(args, cached_pick(args), workspace, stream);
+}
+
+// Every shape has a plan but those whose tiles cannot be counted in an int even with the largest
+// tile (M * N beyond ~7e13 outputs: no GPU holds such a C). Indices stay relative to the tile.
+std::string can_implement(const sgemm::GemmArgs& a) {
+    if (a.N == 1 || a.M == 1) return "";
+    if (static_cast<long long>(sgemm::ceil_div(a.M, 128)) * sgemm::ceil_div(a.N, 256) > INT_MAX)
+        return "more than 2^31 - 1 tiles";
+    return "";
 }
 
 std::string describe(const sgemm::GemmArgs& args) { return cached_pick(args).describe(); }
@@ -895,4 +915,4 @@ void launch_candidate(const sgemm::GemmArgs& args, int id, void* workspace, cuda
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 10, .name = "every_shape", .idea = "step 09's mainloop as a family of tiles, deterministic split-K and GEMV, picked per shape by a model of the GPU", .launch = launch, .describe = describe, .workspace_bytes = workspace_bytes, .requirements = {.min_cc = 80}, .candidates = candidates, .launch_candidate = launch_candidate}};
+static const sgemm::Registration registration{{.number = 10, .name = "every_shape", .idea = "step 09's mainloop as a family of tiles, deterministic split-K and GEMV, picked per shape by a model of the GPU", .launch = launch, .describe = describe, .can_implement = can_implement, .workspace_bytes = workspace_bytes, .requirements = {.min_cc = 80}, .candidates = candidates, .launch_candidate = launch_candidate}};

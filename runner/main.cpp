@@ -61,7 +61,11 @@ std::string command_line(int argc, char** argv) {
     std::string cmd = portable_path(argv[0], repo);
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        cmd += " " + (a.find('/') != std::string::npos ? portable_path(a, repo) : a);
+        const std::size_t eq = a.rfind("--", 0) == 0 ? a.find('=') : std::string::npos;  // --json=PATH
+        if (eq != std::string::npos)
+            cmd += " " + a.substr(0, eq + 1) + portable_path(a.substr(eq + 1), repo);
+        else
+            cmd += " " + (a.find('/') != std::string::npos ? portable_path(a, repo) : a);
     }
     return cmd;
 }
@@ -183,6 +187,7 @@ int run(int argc, char** argv) {
     }
     const auto kernels = select_kernels(opt.kernels);
     if (opt.sizes.empty()) opt.sizes.push_back({4096, 4096, 4096});
+    for (const Size& s : opt.sizes) check_leading_dimensions(s, opt.ld_pad);  // the default size too
     refuse_tf32_override();
     const KernelInfo* cublas = find_kernel("0");
     if (!cublas) throw std::logic_error("cuBLAS (kernel 0) is not registered");
@@ -225,6 +230,8 @@ int run(int argc, char** argv) {
     for (const Size& s : opt.sizes) {
         Problem problem(s, opt.alpha, opt.beta, opt.seed, opt.check, layout, workspace_for(s));
         const GemmArgs& args = problem.args();
+        if (const std::string bad = validate(args); !bad.empty())
+            throw std::logic_error("sgemm_runner built an invalid GEMM call: " + bad);
         std::printf("\nM=%d N=%d K=%d  (pass: no NaN/Inf, componentwise within gamma_{K+2}, rel err <= %.2e)\n%s",
                     s.M, s.N, s.K, normwise_bound(s.K), table_header().c_str());
         const Result base = measure(problem, *cublas, launcher_of(*cublas, args), base_result(*cublas, s, args), opt, 0);

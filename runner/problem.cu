@@ -348,11 +348,15 @@ Timing Problem::time(const Launcher& l, int warmup, int reps, bool hot_l2) {
     void* ws = workspace(l.workspace_bytes);  // allocated before any timed launch
     reset_output();
     for (int i = 0; i < warmup; ++i) l.launch(args_, ws, stream_);
-    std::vector<cudaEvent_t> start(reps), stop(reps);
-    for (int i = 0; i < reps; ++i) {
-        check(cudaEventCreate(&start[i]));
-        check(cudaEventCreate(&stop[i]));
-    }
+    // Events owned by RAII: a launch that throws half way must not leak them.
+    struct Event {
+        cudaEvent_t e = nullptr;
+        Event() { check(cudaEventCreate(&e)); }
+        ~Event() { cudaEventDestroy(e); }
+        Event(const Event&) = delete;
+        Event& operator=(const Event&) = delete;
+    };
+    std::vector<Event> start(reps), stop(reps);
     for (int i = 0; i < reps; ++i) {
         // With beta != 0 each launch reads C: restore it so that values stay
         // bounded (and every launch does the same work). Outside the events.
@@ -361,18 +365,16 @@ Timing Problem::time(const Launcher& l, int warmup, int reps, bool hot_l2) {
         // Writing an L2-sized buffer evicts A, B and C from L2 (as nvbench does),
         // so each launch starts from DRAM like a GEMM inside a real program.
         if (!hot_l2) check(cudaMemsetAsync(flush_.get(), i & 0xff, flush_.bytes(), stream_));
-        check(cudaEventRecord(start[i], stream_));
+        check(cudaEventRecord(start[i].e, stream_));
         l.launch(args_, ws, stream_);
-        check(cudaEventRecord(stop[i], stream_));
+        check(cudaEventRecord(stop[i].e, stream_));
     }
     synchronize_and_check();
     std::vector<double> ms(reps);
     for (int i = 0; i < reps; ++i) {
         float t = 0;
-        check(cudaEventElapsedTime(&t, start[i], stop[i]));
+        check(cudaEventElapsedTime(&t, start[i].e, stop[i].e));
         ms[i] = t;
-        check(cudaEventDestroy(start[i]));
-        check(cudaEventDestroy(stop[i]));
     }
     std::sort(ms.begin(), ms.end());
     const double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);

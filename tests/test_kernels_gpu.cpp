@@ -34,7 +34,8 @@ std::uint64_t run_seed() {
 
 const Size kShapes[] = {{1, 1, 1},         {1, 1, 17},       {3, 5, 7},        {17, 33, 65},
                         {127, 129, 131},   {128, 128, 128},  {255, 257, 129},  {1000, 1000, 1000},
-                        {33, 4097, 17},    {4096, 64, 512},  {64, 4096, 512}};
+                        {33, 4097, 17},    {4096, 64, 512},  {64, 4096, 512},  {1, 4097, 300},
+                        {1, 4096, 8192}};
 const std::pair<float, float> kScalars[] = {{1.0f, 0.0f}, {0.5f, 3.0f}, {-1.25f, 1.0f}};
 
 std::vector<const KernelInfo*> kernels_under_test() {
@@ -91,7 +92,8 @@ TEST_P(Kernel, CorrectOnPaddedAndUnalignedViews) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
     if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
-    const Size shapes[] = {{3, 5, 7}, {17, 33, 65}, {127, 129, 131}, {255, 257, 129}, {33, 4097, 17}, {256, 256, 256}};
+    const Size shapes[] = {{3, 5, 7},     {17, 33, 65},    {127, 129, 131}, {255, 257, 129},
+                           {33, 4097, 17}, {256, 256, 256}, {1, 33, 17},     {1, 4096, 1000}};
     std::uint64_t seed = run_seed() ^ (std::uint64_t(k.number) << 40);
     int i = 0;
     for (const Size& s : shapes)
@@ -125,7 +127,10 @@ TEST_P(Kernel, DeterministicRunToRun) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
     if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
-    for (const Size& s : {Size{129, 131, 4099}, Size{64, 64, 8192}, Size{1000, 1, 3000}}) {
+    // Deep K (split-K), a matrix-vector product each way (GEMV, M == 1 with its K split) and a
+    // square whose last round of tiles is partial (the tail split).
+    for (const Size& s : {Size{129, 131, 4099}, Size{64, 64, 8192}, Size{1000, 1, 3000}, Size{1, 4096, 8192},
+                          Size{3000, 3000, 3000}}) {
         Problem p(s, 0.5f, 3.0f, run_seed(), true);
         if (!k.can_implement(p.args()).empty()) continue;
         std::vector<Launcher> launchers{launcher_of(k, p.args())};
@@ -188,7 +193,9 @@ TEST(GpuProblem, UnwrittenWorkspaceIsPoisoned) {
                                    },
                                    64};
     p.run_once(reads_workspace);
-    EXPECT_FALSE(p.verify().pass);
+    const CheckResult c = p.verify();
+    EXPECT_FALSE(c.pass);
+    EXPECT_EQ(c.stats.nonfinite, 1u) << "the NaN poison of the workspace must be what reached C";
 }
 
 // The check itself must be able to fail on the GPU path too.

@@ -83,9 +83,15 @@ TEST(Registry, EveryKernelDescribesItselfAndCheckedShapesAreImplementable) {
         const std::string why = k.can_implement(odd);
         // Only tuning variants compiled without edge handling may refuse an odd shape.
         if (!k.is_tuning_variant()) EXPECT_EQ(why, "") << k.label();
-        // Tall shapes are what the 1-D grids are for: no step refuses M = 2^31 - 1025.
-        const GemmArgs tall{2147483647 - 1025, 1, 1, 1.0f, 0.0f, buffer, 1, buffer, 1, buffer, 1};
+        // Tall shapes are what gridDim.z is for: no step refuses M = 2^31 - 2^16 ...
+        const GemmArgs tall{2147418112, 1, 1, 1.0f, 0.0f, buffer, 1, buffer, 1, buffer, 1};
         if (!k.is_tuning_variant()) EXPECT_EQ(k.can_implement(tall), "") << k.label();
+        // ... but where the spare blocks of a gridDim.z grid would compute a row index past 2^31
+        // (2147482622 = 2^31 - 1026, 16777208 tiles of 128 rows on 65281 x 257 blocks), the
+        // steps on 2-D grids refuse rather than overflow.
+        const GemmArgs edge{2147482622, 1, 1, 1.0f, 0.0f, buffer, 1, buffer, 1, buffer, 1};
+        if (k.number >= 2 && k.number <= 8)
+            EXPECT_NE(k.can_implement(edge), "") << k.label() << " accepts a shape its grid overflows on";
     }
 }
 

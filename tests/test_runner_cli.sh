@@ -34,6 +34,7 @@ expect 2 'beta must be a finite number' -- --beta -inf --kernel 1 --size 8,8,8
 expect 2 'cannot create this file' -- --json /nonexistent-sgemm-dir/x.json --kernel 1 --size 8,8,8
 expect 2 'ld-pad must be 0 or more' -- --ld-pad -1
 expect 2 'below 2\^31' -- --size 1,1,2147483647 --ld-pad 1
+expect 2 'below 2\^31' -- --ld-pad 2147483000
 expect 0 '"tuning_from": 100' -- --list --json -
 expect 0 '"label": "09_cp_async_multistage"' -- --list --json -
 ENV_PREFIX="env NVIDIA_TF32_OVERRIDE=1" expect 2 'TF32' -- --kernel 1 --size 8,8,8
@@ -43,8 +44,8 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
     expect 0 'config: ' -- --kernel 9 --size 64,64,64 --verbose --reps 2 --warmup 0
     # The JSON's command holds no absolute path (the runner is named relative to the repository).
     tmp=$(mktemp -d)
-    expect 0 'wrote' -- --kernel 1 --size 8,8,8 --reps 1 --warmup 0 --json "$tmp/r.json"
-    if grep -q '"command": ".*/tmp' "$tmp/r.json" || ! grep -Eq '"command": "[^/" ][^" ]*sgemm_runner' "$tmp/r.json"; then
+    expect 0 'wrote' -- --kernel 1 --size 8,8,8 --reps 1 --warmup 0 --json="$tmp/r.json"
+    if grep -Eq '"command": "[^"]*(^|[ =])/' "$tmp/r.json" || ! grep -Eq '"command": "[^/" ][^" ]*sgemm_runner' "$tmp/r.json"; then
         failed=$((failed + 1)); echo "FAIL: the JSON's command holds an absolute path: $(grep '"command"' "$tmp/r.json")"
     else
         passed=$((passed + 1))

@@ -124,7 +124,7 @@ struct Registration {
 };
 
 // Empty when `args` is a valid GEMM call (dimensions >= 1, leading dimensions large enough,
-// non-null pointers); otherwise what is wrong. Checked by the runner before any kernel runs.
+// non-null pointers); otherwise what is wrong. The runner checks every call it builds.
 std::string validate(const GemmArgs& args);
 
 }  // namespace sgemm

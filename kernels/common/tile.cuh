@@ -66,12 +66,24 @@ inline unsigned tile_count(int M, int N, int BM, int BN) {
 // can_implement for a kernel with BM x BN x BK tiles: its indices are 32-bit ints, so the end of
 // the last tile (e.g. block_row + BM) must not overflow; on a 1-D grid (kOneDimGrid) the tiles
 // must number at most 2^31 - 1.
+// The end of the last row (column) of tiles that a grid from tile_grid() launches: past
+// ceil(tiles / 65535) * 65535 tiles when gridDim.z continues gridDim.y (blocks that find no tile).
+inline long long grid_extent(int extent, int tile) {
+    const int tiles = ceil_div(extent, tile);
+    const dim3 g = tile_grid(1, tiles);
+    return static_cast<long long>(g.y) * g.z * tile;
+}
+
 template <int BM, int BN, int BK, bool kOneDimGrid = false>
 std::string fits_int_tiles(const GemmArgs& a) {
     if (a.M > INT_MAX - BM || a.N > INT_MAX - BN || a.K > INT_MAX - BK)
         return "M, N, K within one tile of 2^31 (32-bit tile indices)";
     if (kOneDimGrid && static_cast<long long>(ceil_div(a.M, BM)) * ceil_div(a.N, BN) > INT_MAX)
         return "more than 2^31 - 1 tiles";
+    // On a 2-D grid (either side may be the one continued on gridDim.z) every block's first row
+    // and column + one tile must stay below 2^31: the blocks past the last tile compute theirs too.
+    if (!kOneDimGrid && (grid_extent(a.M, BM) + BM > INT_MAX || grid_extent(a.N, BN) + BN > INT_MAX))
+        return "M, N within 2^16 tiles of 2^31 (the grid's spare blocks would overflow 32-bit indices)";
     return "";
 }
 
