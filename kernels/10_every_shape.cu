@@ -101,8 +101,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     static_assert(BK % 8 == 0 && BM % kARows == 0,
                   "A is copied in 8-float row pieces (one 32-byte sector per 8 lanes; with kPad = 4 their "
                   "transposed stores hit 32 different banks), and the passes cover the A tile evenly");
-    static_assert(BN % 4 == 0 && kThreads % (BN / 4) == 0 && BK % (kThreads / (BN / 4)) == 0,
-                  "one pass of the block copies whole rows of the B tile as float4s, and the passes cover it evenly");
+    constexpr bool kBFewCopies = BK * BN / 4 < kThreads;  // step 10: a narrow tile, fewer B float4s than threads
+    static_assert(BN % 4 == 0 && kThreads % (BN / 4) == 0 && (kBFewCopies || BK % (kThreads / (BN / 4)) == 0),
+                  "one pass of the block copies whole rows of the B tile as float4s (the first BK * BN / 4 "
+                  "threads when the tile holds fewer float4s than there are threads), and the passes cover it evenly");
     static_assert((kThreads % BN == 0 || BN % kThreads == 0) && BK * BN % kThreads == 0,
                   "step 10: unaligned B is copied one float per copy, consecutive threads on consecutive columns; "
                   "a copy's row and column offsets must then be the same for every thread");
@@ -111,7 +113,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     static_assert(STAGES >= 3, "STAGES - 1 >= 2 k-tiles in flight; with 2 stages step 08's register staging does as well");
     static_assert(GROUP_M >= 1, "GROUP_M tile-rows per rasterization group; 1 is plain row-major order");
     constexpr int kBRowsPerPass = kThreads / (BN / 4);
-    constexpr int kBLoads = BK * BN / (4 * kThreads);  // B float4s each thread copies per k-tile
+    constexpr int kBLoads = kBFewCopies ? 1 : BK * BN / (4 * kThreads);  // B float4s each thread copies per k-tile
     constexpr int kBScalarLoads = BK * BN / kThreads;  // step 10: B floats per thread per k-tile when unaligned
 
     extern __shared__ float4 smem[];  // smem_bytes(BM, BN, BK, STAGES), opted into once per device
@@ -153,6 +155,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     const int a_row = tid / 8, a_col = tid % 8;
     const int b_row = tid / (BN / 4), b_col = tid % (BN / 4) * 4;
     const int bs_row = tid / BN, bs_col = tid % BN;
+    const bool b_copier = !kBFewCopies || tid < BK * BN / 4;  // compile-time true but for narrow tiles
 
     // Uniform per block: interior tiles never test an index against M or N (step 10: also when B or
     // C is unaligned; the alignment only chooses the copy and store width).
@@ -181,8 +184,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                 const float* b_src = B_tile + static_cast<size_t>(k0 + b_row) * ldb + b_col;
 #pragma unroll
                 for (int p = 0; p < kBLoads; ++p)
-                    sgemm::cp_async16(&Bs[stage][b_row + p * kBRowsPerPass][b_col],
-                                      b_src + static_cast<size_t>(p * kBRowsPerPass) * ldb, 16);
+                    if (b_copier)
+                        sgemm::cp_async16(&Bs[stage][b_row + p * kBRowsPerPass][b_col],
+                                          b_src + static_cast<size_t>(p * kBRowsPerPass) * ldb, 16);
             } else {
                 const float* b_src = B_tile + static_cast<size_t>(k0 + bs_row) * ldb + bs_col;
 #pragma unroll
@@ -207,7 +211,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
             // the 0 .. 4 floats inside B (N need not be a multiple of 4 when ldb is) or four 4-byte ones.
             // (This path is rare; written as step 09's, ptxas schedules the mainloop as step 09's.)
 #pragma unroll
-            for (int p = 0; p < kBLoads; ++p) {
+            for (int p = 0; p < kBLoads && b_copier; ++p) {
                 const int k = b_row + p * kBRowsPerPass;
                 float* dst = &Bs[stage][k][b_col];
                 const float* src = B_tile + static_cast<size_t>(k0 + k) * ldb + b_col;
@@ -509,6 +513,7 @@ const TileConfig kConfigs[] = {
     make_config<TileKernel<128, 64, 8, 32, 64, 2, 2, 8, 8, 5, 8>>(0.91),    // 4 warps: tall, narrow C
     make_config<TileKernel<64, 128, 8, 32, 64, 2, 2, 8, 8, 5, 8>>(0.92),    // 4 warps: short, wide C
     make_config<TileKernel<64, 64, 8, 32, 64, 2, 2, 8, 8, 5, 8>>(0.91),     // 2 warps
+    make_config<TileKernel<128, 32, 8, 32, 32, 2, 1, 8, 4, 5, 8>>(0.75),    // 4 warps of 32 x 32, 8 x 4 per thread: N <= 32
 };
 constexpr int kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
