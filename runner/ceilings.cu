@@ -17,8 +17,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -30,11 +28,14 @@
 
 #include "common/check.h"
 #include "device_info.h"
+#include "provenance.h"
 #include "report.h"
 
 namespace {
 
 using sgemm::check;
+using sgemm::portable_command_line;
+using sgemm::utc_now;
 using json = nlohmann::json;
 
 constexpr int kExitUsage = 2, kExitRuntime = 3;
@@ -109,25 +110,6 @@ __global__ void fill(float* p, size_t n, unsigned seed) {
         h ^= h >> 15;
         p[i] = static_cast<float>(h & 0xffff) / 65536.0f - 0.5f;  // in [-0.5, 0.5)
     }
-}
-
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
-}
-
-// The command as it goes into the JSON: an absolute path becomes its file name (committed files
-// hold no machine's paths).
-std::string portable_command(int argc, char** argv) {
-    std::string cmd;
-    for (int i = 0; i < argc; ++i) {
-        std::string a = argv[i];
-        if (!a.empty() && a[0] == '/') a = std::filesystem::path(a).filename().string();
-        cmd += (i ? " " : "") + a;
-    }
-    return cmd;
 }
 
 json opt_json(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
@@ -268,7 +250,7 @@ int main(int argc, char** argv) {
             json j = {
                 {"schema", "sgemm-steps-ceilings/1"},
                 {"generated_utc", utc_now()},
-                {"command", portable_command(argc, argv)},
+                {"command", portable_command_line(argc, argv)},
                 {"build", base.at("build")},
                 {"device", base.at("device")},
                 {"settings", {{"warmup", o.warmup}, {"reps", o.reps}, {"timing", "CUDA events, median of reps"}}},

@@ -200,11 +200,18 @@ void Problem::ensure_fits(Size size, bool with_reference, Layout layout, std::si
                               (with_reference ? "; --no-check needs less" : ""));
 }
 
-GemmArgs Problem::args_for(Size s, float alpha, float beta, Layout layout) {
+namespace {
+// The GEMM call on the views into buffers that start at A, B and C.
+GemmArgs view_args(Size s, float alpha, float beta, Layout layout, float* A, float* B, float* C) {
     const Extents e = extents(s, layout);
+    return {s.M, s.N, s.K, alpha, beta, A + layout.offset, e.lda, B + layout.offset, e.ldb, C + layout.offset, e.ldc};
+}
+}  // namespace
+
+GemmArgs Problem::args_for(Size s, float alpha, float beta, Layout layout) {
     // cudaMalloc aligns to 256 bytes: any multiple of 256 stands in for a real buffer.
-    auto at = [&](std::uintptr_t base) { return reinterpret_cast<float*>(base) + layout.offset; };
-    return {s.M, s.N, s.K, alpha, beta, at(0x10000), e.lda, at(0x20000), e.ldb, at(0x30000), e.ldc};
+    auto at = [](std::uintptr_t base) { return reinterpret_cast<float*>(base); };
+    return view_args(s, alpha, beta, layout, at(0x10000), at(0x20000), at(0x30000));
 }
 
 Problem::Problem(Size size, float alpha, float beta, std::uint64_t seed, bool with_reference, Layout layout,
@@ -221,8 +228,7 @@ Problem::Problem(Size size, float alpha, float beta, std::uint64_t seed, bool wi
     base_ = DeviceBuffer<float>(e.mn);
     flush_ = DeviceBuffer<char>(flush_bytes_for_device());
     if (workspace_bytes) workspace_ = DeviceBuffer<char>(workspace_bytes);
-    args_ = {size.M,  size.N, size.K,  alpha,  beta, A_.get() + layout.offset, e.lda, B_.get() + layout.offset,
-             e.ldb, C_.get() + layout.offset, e.ldc};
+    args_ = view_args(size, alpha, beta, layout, A_.get(), B_.get(), C_.get());
     // The whole buffers are random, padding and guard included: a kernel that reads padding as
     // if it were data gets a wrong result.
     fill_uniform<<<grid_for(e.a), kThreads, 0, stream_>>>(A_.get(), e.a, matrix_seed(seed, size, 0));
