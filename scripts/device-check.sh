@@ -7,6 +7,9 @@
 #
 # Exits non-zero if any phase failed; prints one summary line per phase last.
 set -uo pipefail
+PROG=device-check.sh
+# shellcheck source=scripts/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/device-check.sh OUTDIR [tests|sanitize|bench|profile ...]}
 shift
@@ -43,10 +46,8 @@ for phase in $phases; do
     profile)
         rc_all=0
         : >"$out/profile.log"
-        # Every step (no cuBLAS, no tuning variants), from the runner's registry JSON.
-        for k in $("$runner" --list --json - | python3 -c '
-import json, sys
-print(*[k["number"] for k in json.load(sys.stdin)["kernels"] if k["number"] > 0 and not k["tuning_variant"]])'); do
+        # Every step (no cuBLAS, no tuning variants), from the runner's registry (common.sh).
+        for k in $(list_kernels "$runner" | awk '$1 > 0 && $3 == 0 {print $1}'); do
             echo "=== kernel $k" >>"$out/profile.log"
             scripts/profile.sh --runner "$runner" "$k" 4096,4096,4096 >>"$out/profile.log" 2>&1 || rc_all=1
         done

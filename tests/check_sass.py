@@ -53,18 +53,33 @@ def find_tool(name):
     return None
 
 
-def kernels_sass(binary, cuobjdump, nvdisasm):
+class CuobjdumpError(Exception):
+    """cuobjdump failed: `last_line` is its last error line; `nvdisasm_missing` when it could not run nvdisasm."""
+
+    def __init__(self, last_line, nvdisasm_missing):
+        super().__init__(last_line)
+        self.last_line, self.nvdisasm_missing = last_line, nvdisasm_missing
+
+
+def run_cuobjdump(cuobjdump, nvdisasm, flag, binary):
+    """`cuobjdump FLAG BINARY`'s output, with nvdisasm where cuobjdump looks for it (also scripts/sass_stats)."""
     env = dict(os.environ)
-    if nvdisasm:  # where cuobjdump looks for it
+    if nvdisasm:
         env["PATH"] = os.path.dirname(nvdisasm) + os.pathsep + env.get("PATH", "")
         env["NVDISASM_PATH"] = nvdisasm
-    proc = subprocess.run([cuobjdump, "-sass", binary], capture_output=True, text=True, env=env)
+    proc = subprocess.run([cuobjdump, flag, binary], capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         err = proc.stderr.strip().splitlines()
-        missing = "nvdisasm" in proc.stderr
-        sys.exit(f"check_sass: FAIL: {cuobjdump} -sass failed ({err[-1] if err else 'exit ' + str(proc.returncode)})"
-                 + (f"; nvdisasm is missing: {HOW_TO_GET}" if missing else ""))
-    out = proc.stdout
+        raise CuobjdumpError(err[-1] if err else "exit " + str(proc.returncode), "nvdisasm" in proc.stderr)
+    return proc.stdout
+
+
+def kernels_sass(binary, cuobjdump, nvdisasm):
+    try:
+        out = run_cuobjdump(cuobjdump, nvdisasm, "-sass", binary)
+    except CuobjdumpError as e:
+        sys.exit(f"check_sass: FAIL: {cuobjdump} -sass failed ({e.last_line})"
+                 + (f"; nvdisasm is missing: {HOW_TO_GET}" if e.nvdisasm_missing else ""))
     functions, name = {}, None
     for line in out.splitlines():
         m = re.match(r"\s*Function : (\S+)", line)
