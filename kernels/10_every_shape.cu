@@ -652,7 +652,7 @@ std::optional<Plan> make_tile_plan(const sgemm::GemmArgs& a, const DeviceModel& 
     plan.pack_b = pack_b;
     if (pack_b) plan.pack_bytes = (static_cast<std::size_t>(a.K) * packed_ld(a.N) * sizeof(float) + 255) / 256 * 256;
     plan.occupancy = blocks_per_sm(c, d.regs[config], d);
-    const long long tiles = static_cast<long long>(sgemm::ceil_div(a.M, c.bm)) * sgemm::ceil_div(a.N, c.bn);
+    const long long tiles = sgemm::tile_total(a.M, a.N, c.bm, c.bn);
     if (tiles > INT_MAX) return std::nullopt;
     plan.tiles = static_cast<int>(tiles);
     const long long slots = static_cast<long long>(d.sms) * plan.occupancy;  // blocks of one full round
@@ -890,7 +890,7 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
 // tile (M * N beyond ~7e13 outputs: no GPU holds such a C). Indices stay relative to the tile.
 std::string can_implement(const sgemm::GemmArgs& a) {
     if (a.N == 1 || a.M == 1) return "";
-    if (static_cast<long long>(sgemm::ceil_div(a.M, 128)) * sgemm::ceil_div(a.N, 256) > INT_MAX)
+    if (sgemm::tile_total(a.M, a.N, 128, 256) > INT_MAX)
         return "more than 2^31 - 1 tiles";
     return "";
 }

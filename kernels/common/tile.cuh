@@ -55,10 +55,15 @@ inline dim3 tile_grid(int tiles_x, int tiles_y) {
 // The tile row (along gridDim.y, continued on gridDim.z) of this block (device).
 __device__ __forceinline__ int tile_y() { return blockIdx.y + gridDim.y * blockIdx.z; }
 
+// The number of BM x BN tiles of an M x N matrix, in 64 bits (it may exceed an int).
+inline long long tile_total(int M, int N, int BM, int BN) {
+    return static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
+}
+
 // A 1-D grid of all BM x BN tiles, for kernels that map blocks to tiles themselves (the
 // rasterized steps 09 and 10): its size, at most 2^31 - 1 (host).
 inline unsigned tile_count(int M, int N, int BM, int BN) {
-    const long long tiles = static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
+    const long long tiles = tile_total(M, N, BM, BN);
     if (tiles > INT_MAX) throw std::length_error("more than 2^31 - 1 tiles: the grid cannot hold them");
     return static_cast<unsigned>(tiles);
 }
@@ -78,7 +83,7 @@ template <int BM, int BN, int BK, bool kOneDimGrid = false>
 std::string fits_int_tiles(const GemmArgs& a) {
     if (a.M > INT_MAX - BM || a.N > INT_MAX - BN || a.K > INT_MAX - BK)
         return "M, N, K within one tile of 2^31 (32-bit tile indices)";
-    if (kOneDimGrid && static_cast<long long>(ceil_div(a.M, BM)) * ceil_div(a.N, BN) > INT_MAX)
+    if (kOneDimGrid && tile_total(a.M, a.N, BM, BN) > INT_MAX)
         return "more than 2^31 - 1 tiles";
     // On a 2-D grid (either side may be the one continued on gridDim.z) every block's first row
     // and column + one tile must stay below 2^31: the blocks past the last tile compute theirs too.
