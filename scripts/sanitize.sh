@@ -26,8 +26,9 @@ per tool, kernel and shape, each as
                        the kernel under test (--kernel-name kns=sgemm_NN_)
 
 The runner's own correctness check stays on, so a wrong result fails the run too.
-Prints one line per run (tool, kernel, shape, OK/FAIL) and finally
-'sanitize: N passed, M failed'.
+Prints one line per run (tool, kernel, shape, OK/FAIL, or N/A where the runner did not launch the
+kernel: steps 11 and 12 need sm_90a) and finally 'sanitize: N passed, M failed' (', K not launched
+(N/A)' where some were not).
 
 options:
   --runner PATH   sgemm_runner binary (default: build/runner/sgemm_runner)
@@ -97,6 +98,7 @@ if command -v timeout >/dev/null 2>&1; then TIMEOUT_CMD=(timeout --kill-after=30
 
 passed=0
 failed=0
+not_run=0
 failures=()
 # run_one TOOL NUMBER NAME SHAPE [extra compute-sanitizer args...]
 run_one() {
@@ -124,9 +126,18 @@ run_one() {
     if [[ $verdict == OK ]] && grep -Eq 'ERROR SUMMARY: [1-9]' "$log"; then
         verdict="FAIL (compute-sanitizer found errors)"
     fi
+    # A kernel the runner did not launch (N/A: steps 11 and 12 on a GPU of compute capability other
+    # than 9.0, a shape its can_implement refuses) was not checked: say so rather than OK.
+    local reason
+    reason=$(sed -nE "s/^ *$number +$name .* N\/A \((.*)\) *\$/\1/p" "$log" | head -1)
+    if [[ $verdict == OK && -n $reason ]]; then
+        verdict="N/A (not launched: $reason)"
+    fi
     printf '%-10s %-24s %-12s %s\n' "$tool" "$lbl" "${shape//,/x}" "$verdict"
     if [[ $verdict == OK ]]; then
         passed=$((passed + 1))
+    elif [[ $verdict == N/A* ]]; then
+        not_run=$((not_run + 1))
     else
         failed=$((failed + 1))
         failures+=("$log")
@@ -157,5 +168,5 @@ if ((failed)); then
 elif ((!KEEP_LOGS)); then
     rm -rf "$LOG_DIR"
 fi
-echo "sanitize: $passed passed, $failed failed"
+echo "sanitize: $passed passed, $failed failed$( ((not_run)) && echo ", $not_run not launched (N/A)")"
 ((failed == 0))

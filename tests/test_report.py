@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests for scripts/report, scripts/bench and scripts/ncu_summary.py; no GPU needed.
+"""Tests for scripts/report, scripts/bench, scripts/ncu_summary.py and the SASS parsing of
+tests/check_sass.py and scripts/sass_stats (on made-up SASS text); no GPU and no CUDA tool needed.
 
 Run from the repository root:  python3 tests/test_report.py
 The results JSON here is synthetic: it exists only to test the tools. The PNG checks are
@@ -14,6 +15,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import shutil
 import stat
 import struct
@@ -22,6 +24,7 @@ import sys
 import tempfile
 import textwrap
 import unittest
+from unittest import mock
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(REPO, "scripts")
@@ -305,6 +308,20 @@ def irregular_doc():
     return doc
 
 
+def tensor_core_doc():
+    """irregular_doc() plus step 12 (FP32 via tensor cores, above the FFMA ceiling at 4096^3) and its
+    TF32 tuning experiment 1200 (status TF32)."""
+    doc = irregular_doc()
+    doc["tuning_from"] = 100
+    doc["kernels"] += [{"number": 12, "name": "3xtf32_wgmma", "idea": "3xTF32", "precision": "fp32 via tensor cores"},
+                       {"number": 1200, "name": "3xtf32_wgmma_1xtf32", "idea": "1xTF32", "precision": "tf32",
+                        "tuning_variant": True}]
+    for size, tf, p in ((SQ1, 45.0, 112.5), (SQ4, 70.0, 138.1), (IRR[0], 60.0, 126.3)):
+        doc["results"].append(result(12, "3xtf32_wgmma", size, tf, p))
+    doc["results"].append(result(1200, "3xtf32_wgmma_1xtf32", SQ4, 150.0, 295.9, status="TF32"))
+    return doc
+
+
 class ReportPlotsTest(unittest.TestCase):
     """The roofline (--ceilings) and irregular-suite plots."""
 
@@ -374,6 +391,26 @@ class ReportPlotsTest(unittest.TestCase):
         first = {p: sha(p) for p in paths}
         self.ok("--ceilings", ceilings, json_path=json_path)
         self.assertEqual(first, {p: sha(p) for p in paths})
+
+    def test_tensor_core_kernels(self):
+        """Step 12 and a TF32 experiment: named as tensor-core work in the notes, the roofline and the cells."""
+        self.ok("--ceilings", self.write("ceilings.json", ceilings_doc()),
+                json_path=self.write("bench-tc.json", tensor_core_doc()))
+        md = self.read(self.md)
+        self.assertIn("- **12_3xtf32_wgmma** computes FP32 products on the tensor cores (precision `fp32 via tensor "
+                      "cores`), held to the same error bound as the FFMA steps. The FFMA ceiling does not bound it", md)
+        self.assertIn("- **1200_3xtf32_wgmma_1xtf32** multiplies once in TF32 on the tensor cores", md)
+        self.assertIn("| 1200 | 3xtf32_wgmma_1xtf32 | — | 150 (295.9%) (TF32) |", md)
+        self.assertNotIn("1xtf32** FAILED", md)  # status TF32 is no failure
+        ladder = self.read(self.docs_readme)
+        self.assertIn("| 12 | [3xtf32_wgmma](kernels/12_3xtf32_wgmma.md) | 3xTF32 | 70.0 | 138.1% |", ladder)
+        self.assertNotIn("1200", ladder)
+        if HAVE_MPL:
+            self.assertIn("Hollow markers (12_3xtf32_wgmma, 1200_3xtf32_wgmma_1xtf32): products computed on the "
+                          "tensor cores", md)
+            self.assertIn("% of cuBLAS per irregular shape for steps 08, 09, 10, 12,", md)
+            for suffix in ("-roofline.png", "-tflops.png", "-4096.png", "-irregular.png"):
+                self.assertGreater(png_size(os.path.join(self.out, self.slug + suffix))[0], 0)
 
     @unittest.skipUnless(HAVE_MPL, NO_MPL)
     def test_ceilings_from_another_device_warns(self):
@@ -638,6 +675,61 @@ class NcuSummaryTest(unittest.TestCase):
         self.assertEqual(ncu_summary.metrics_named_in(log),
                          ["smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio"])
         self.assertEqual(ncu_summary.metrics_named_in("launch__shared_mem_per_block_static is fine\n"), [])
+
+
+def load_script(name, path):
+    spec = importlib.util.spec_from_loader(name, importlib.machinery.SourceFileLoader(name, path))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def sass_function(name, lines, template="ILi1EEEvv"):
+    """One kernel as cuobjdump -sass prints it, from (address, text) pairs; name as Itanium mangles it."""
+    body = "".join(f"        /*{addr:04x}*/                   {text} ;  /* 0x0 */\n" for addr, text in lines)
+    return f"\t\tFunction : _ZN5sgemm12_GLOBAL__N_1{len(name)}{name}{template}\n{body}"
+
+
+# Step 12's shape: an mbarrier wait whose retry the compiler moved behind the EXIT (a backward
+# branch that is no loop), the k-loop with the HGMMAs, an epilogue with FFMA.
+SASS_12 = [(0x00, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R1+URZ], R2"), (0x10, "@!P0 BRA 0xa0"),
+           (0x20, "IADD3 R3, R3, 0x1, RZ"), (0x30, "WARPGROUP.ARRIVE"),
+           (0x40, "HGMMA.64x256x8.F32.TF32 R24, gdesc[UR4], R24"), (0x50, "HGMMA.64x256x8.F32.TF32 R24, gdesc[UR8], R24"),
+           (0x60, "ISETP.NE.AND P1, PT, R3, R4, PT"), (0x70, "@P1 BRA 0x20"),
+           (0x80, "FFMA R24, R24, R5, R6"), (0x90, "EXIT"),
+           (0xa0, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R1+URZ], R2"), (0xb0, "@!P0 BRA 0xa0"), (0xc0, "BRA 0x20"),
+           (0xd0, "BRA 0xd0")]
+
+
+class SassParsingTest(unittest.TestCase):
+    def test_sass_stats_main_loop_of_a_tensor_core_kernel(self):
+        ss = load_script("sass_stats_mod", os.path.join(SCRIPTS, "sass_stats"))
+        text = "\tcode for sm_90a\n" + sass_function("sgemm_12_3xtf32_wgmma", SASS_12)
+        (name, instrs), = ss.parse_sass(text).items()
+        self.assertEqual(ss.demangle(name), "sgemm_12_3xtf32_wgmma<1>")
+        # The retry loop (0xa0-0xb0) is a loop; the jump back from it (0xc0 -> 0x20) is not.
+        self.assertEqual(ss.loops(instrs), [(0x20, 0x70), (0xa0, 0xb0)])
+        e = ss.kernel_stats(name, instrs, {})
+        self.assertEqual((e["main_loop"]["start"], e["main_loop"]["end"]), ("0x0020", "0x0070"))
+        self.assertEqual((e["main_loop"]["HGMMA"], e["main_loop"]["FFMA"], e["whole"]["BAR"]), (2, 0, 2))
+        self.assertEqual(e["fast_trip"]["total"], 6)
+        table = ss.mix_table([e], "main_loop")
+        self.assertIn("| FFMA | HGMMA | LDS.128 |", table)
+        self.assertNotIn("TMA", table)  # an optional column only where some kernel has TMA copies
+
+    def test_check_sass_names_and_archs(self):
+        import check_sass
+        self.assertTrue(check_sass.named("sgemm_12_3xtf32_wgmma", "_ZN5sgemm21sgemm_12_3xtf32_wgmmaILi1EEEvv"))
+        self.assertFalse(check_sass.named("sgemm_12_3xtf32_wgmma", "_ZN5sgemm27sgemm_12_3xtf32_wgmma_splitILb1EEEvv"))
+        self.assertTrue(check_sass.named("sgemm_06_", "_ZN5sgemm19sgemm_06_vectorizedILi1EEEvv"))
+        self.assertEqual(check_sass.shown(r"\bHGMMA\.\S*\.TF32\b"), "HGMMA.*.TF32")
+        self.assertTrue(re.search(check_sass.REQUIRED[-1][1], "HGMMA.64x256x8.F32.TF32 R24, gdesc[UR4], R24"))
+        self.assertFalse(re.search(check_sass.REQUIRED[-1][1], "HGMMA.64x256x16.F32.BF16 R24, gdesc[UR4], R24"))
+        text = "\tcode for sm_80\n" + sass_function("sgemm_11_x", [(0, "EXIT")]) + \
+               "\tcode for sm_90\n" + sass_function("sgemm_11_x", [(0, "UTMALDG.2D [UR4], [UR6]")])
+        with mock.patch.object(check_sass, "run_cuobjdump", lambda *args: text):
+            functions = check_sass.kernels_sass("bin", "cuobjdump", None)
+        self.assertEqual(sorted(arch for _, arch in functions), ["sm_80", "sm_90"])
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ const char* to_string(Precision p) {
     switch (p) {
         case Precision::kFp32: return "fp32";
         case Precision::kFp32ViaTensorCores: return "fp32 via tensor cores";
+        case Precision::kTf32: return "tf32";
     }
     return "unknown";
 }

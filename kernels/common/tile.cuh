@@ -177,6 +177,25 @@ __device__ __forceinline__ void store_c4(float* C, int ldc, int row, int col, in
         if (col + i < N) c[i] = scale(v[i], alpha, beta, c + i);
 }
 
+// Two consecutive outputs of one row (the pairs a tensor-core accumulator holds); one 8-byte
+// store when `vec2_ok` (C's rows 8-byte aligned, `col` even) and both are in range.
+__device__ __forceinline__ void store_c2(float* C, int ldc, int row, int col, int M, int N, float2 acc, float alpha,
+                                         float beta, bool vec2_ok) {
+    if (row >= M) return;
+    float* c = C + static_cast<std::size_t>(row) * ldc + col;
+    if (vec2_ok && col + 1 < N) {
+        float2 out = make_float2(alpha * acc.x, alpha * acc.y);
+        if (beta != 0.0f) {
+            const float2 old = *reinterpret_cast<const float2*>(c);
+            out.x += beta * old.x, out.y += beta * old.y;
+        }
+        *reinterpret_cast<float2*>(c) = out;
+        return;
+    }
+    if (col < N) c[0] = scale(acc.x, alpha, beta, c);
+    if (col + 1 < N) c[1] = scale(acc.y, alpha, beta, c + 1);
+}
+
 // store_c / store_c4 without bounds checks, for a block that the caller has
 // found to lie wholly inside C (for store_c4_unchecked: rows 16-byte aligned and
 // `col` a multiple of 4). Used on the fast path so that interior blocks run no

@@ -1,0 +1,275 @@
+// Step 11: TMA, mbarriers and a warp-specialized producer. Step 09's math warps also issued
+// the copies: per k-tile each thread computed addresses, issued 6 cp.async, waited for its
+// group and met the other 255 threads at __syncthreads. Here one extra warp, the producer,
+// issues all copies with the Tensor Memory Accelerator (one cp.async.bulk.tensor per operand
+// and k-tile: the hardware walks the box, zero-fills what lies outside the matrix and counts
+// the bytes on an mbarrier). The 8 math warps (consumers) only wait on a stage's "full"
+// mbarrier, run step 09's LDS + FFMA loop on it and arrive on its "empty" mbarrier: no block-
+// wide barrier, no copy instructions, no edge tests in the loop. TMA cannot transpose 4-byte
+// elements, so A^T is written once into the workspace by a transpose kernel before the GEMM
+// (K x M floats, 0.6-1.1 % of the time at 8192^3-4096^3): the consumers then read As[k][m]
+// exactly as in step 09. See docs/kernels/11_tma_warp_specialized.md.
+#include "common/check.h"
+#include "common/hopper.cuh"
+#include "common/registry.h"
+#include "common/tile.cuh"
+
+namespace {
+
+// Dynamic shared memory of one block: STAGES x (As[BK][BM] + Bs[BK][BN]) floats, then the
+// STAGES "full" and STAGES "empty" mbarriers (8 bytes each).
+constexpr int smem_bytes(int BM, int BN, int BK, int STAGES) {
+    return STAGES * (BK * (BM + BN)) * static_cast<int>(sizeof(float)) + 2 * STAGES * 8;
+}
+
+template <int BM, int BN, int WM, int WN>
+constexpr int kConsumerThreads = (BM / WM) * (BN / WN) * 32;
+// The producer is a whole warpgroup (setmaxnreg works per warpgroup); one of its threads copies.
+constexpr int kProducerThreads = 128;
+// Registers per thread after setmaxnreg. The register file of each of the 4 SM sub-partitions
+// (16K registers) holds 2 consumer warps and 1 producer warp: 2 * 32 * 232 + 32 * 40 = 16128.
+// At launch every thread gets 65536 / 384 = 168 (rounded down to 8), too few for 128 accumulators.
+constexpr unsigned kProducerRegs = 40, kConsumerRegs = 232;
+
+// Template arguments as step 09's (block tile, warp tile, sub-tiles, thread tile, STAGES, GROUP_M).
+// The block is the consumer warps plus one producer warp.
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
+__global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerThreads, 1)
+    sgemm_11_tma_warp_specialized(int M, int N, int K, float alpha, float beta, float* C, int ldc, bool c_vec_ok,
+                                  const __grid_constant__ CUtensorMap a_t_map,  // A^T: K rows of M floats
+                                  const __grid_constant__ CUtensorMap b_map) {  // B: K rows of N floats
+    constexpr int kWarpsN = BN / WN;  // the consumer warps form a (BM / WM) x kWarpsN grid
+    constexpr int kConsumers = kConsumerThreads<BM, BN, WM, WN>;
+    constexpr int kSubM = WM / WMITER;  // one warp sub-tile: kSubM x kSubN
+    constexpr int kSubN = WN / WNITER;
+    constexpr int kLaneTM = TM / WMITER;  // a lane's patch of one sub-tile: kLaneTM x kLaneTN
+    constexpr int kLaneTN = TN / WNITER;
+    constexpr int kLanesN = kSubN / kLaneTN;  // the lanes form a (kSubM / kLaneTM) x kLanesN grid
+    constexpr unsigned kStageBytes = BK * (BM + BN) * sizeof(float);  // what TMA delivers per k-tile
+    static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles cover the block tile exactly");
+    static_assert(WM % WMITER == 0 && WN % WNITER == 0, "a warp tile splits into WMITER x WNITER equal sub-tiles");
+    static_assert(TM % WMITER == 0 && TN % WNITER == 0, "a thread tile splits into one equal patch per sub-tile");
+    static_assert(kLaneTM % 4 == 0 && kLaneTN % 4 == 0, "a lane's patches are read from shared memory as float4s");
+    static_assert(kSubM % kLaneTM == 0 && kSubN % kLaneTN == 0 && (kSubM / kLaneTM) * kLanesN == 32,
+                  "the 32 lanes of a warp cover one sub-tile exactly");
+    static_assert(BM <= 256 && BN <= 256 && BK <= 256, "a TMA box is at most 256 elements along each dimension");
+    static_assert((BM * sizeof(float)) % 128 == 0 && (BN * sizeof(float)) % 128 == 0,
+                  "every stage of As and Bs starts 128-byte aligned, as TMA's destination must");
+    static_assert(BK >= 2, "the fragment pipeline switches stages at k = BK - 1, after reading k = BK - 1");
+    static_assert(STAGES >= 2, "at least one k-tile in flight while one is computed");
+    static_assert(GROUP_M >= 1, "GROUP_M tile-rows per rasterization group; 1 is plain row-major order");
+    static_assert(kConsumers == 256, "the register split (kConsumerRegs) assumes 2 consumer warpgroups");
+
+    extern __shared__ __align__(1024) float4 smem[];  // smem_bytes(BM, BN, BK, STAGES), opted into in launch()
+    auto As = reinterpret_cast<float (*)[BK][BM]>(smem);  // STAGES stages; As[s][k][m] = A[m][k] (from A^T)
+    auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[STAGES][0][0]);
+    auto full = reinterpret_cast<std::uint64_t*>(&Bs[STAGES][0][0]);  // stage s holds a k-tile: TMA's bytes landed
+    std::uint64_t* empty = full + STAGES;                              // stage s is free: every consumer has read it
+
+    const int tid = threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32;
+    // Threadblock rasterization as in step 09: groups of GROUP_M tile-rows, column by column.
+    // Called by each role after its setmaxnreg: a value live across setmaxnreg would be spilled.
+    auto tile_origin = [&] {
+        const int tiles_m = sgemm::ceil_div(M, BM), tiles_n = sgemm::ceil_div(N, BN);
+        const int group = blockIdx.x / (GROUP_M * tiles_n);
+        const int group_rows = min(GROUP_M, tiles_m - group * GROUP_M);
+        const int in_group = blockIdx.x % (GROUP_M * tiles_n);
+        return make_int2((group * GROUP_M + in_group % group_rows) * BM, in_group / group_rows * BN);
+    };
+
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            sgemm::mbarrier_init(&full[s], 1);            // the producer's arrive.expect_tx (+ the bytes)
+            sgemm::mbarrier_init(&empty[s], kConsumers);  // one arrival per consumer thread
+        }
+        sgemm::fence_barrier_init();
+    }
+    __syncthreads();  // the only block-wide barrier: the mbarriers exist before anyone uses them
+
+    if (warp >= kConsumers / 32) {
+        // ---- producer warpgroup: it hands most of its registers to the consumers, and one
+        // thread issues every copy. Round r of stage s (k-tile r * STAGES + s)
+        // waits for phase r - 1 of empty[s], i.e. for the consumers to be done with k-tile
+        // (r - 1) * STAGES + s; the first round finds every stage free.
+        sgemm::setmaxnreg_dec<kProducerRegs>();
+        if (warp == kConsumers / 32 && lane == 0) {
+            const auto [block_row, block_col] = tile_origin();
+            const int num_k_tiles = sgemm::ceil_div(K, BK);
+            sgemm::prefetch_tensor_map(&a_t_map);
+            sgemm::prefetch_tensor_map(&b_map);
+            for (int kt = 0, s = 0, round = 0; kt < num_k_tiles; ++kt) {
+                if (round > 0) sgemm::mbarrier_wait(&empty[s], (round - 1) & 1);
+                sgemm::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
+                sgemm::tma_load_2d(&As[s][0][0], &a_t_map, &full[s], block_row, kt * BK);  // box BK x BM of A^T
+                sgemm::tma_load_2d(&Bs[s][0][0], &b_map, &full[s], block_col, kt * BK);    // box BK x BN of B
+                if (++s == STAGES) s = 0, ++round;
+            }
+        }
+        return;  // the producer takes no part in the epilogue
+    }
+
+    // ---- consumer warps: step 09's warp and lane layout and fragment pipeline.
+    sgemm::setmaxnreg_inc<kConsumerRegs>();
+    const auto [block_row, block_col] = tile_origin();
+    const int num_k_tiles = sgemm::ceil_div(K, BK);
+    const int warp_row = warp / kWarpsN * WM, warp_col = warp % kWarpsN * WN;
+    const int lane_row = lane / kLanesN * kLaneTM, lane_col = lane % kLanesN * kLaneTN;
+
+    float acc[TM][TN] = {};
+    float a_frag[2][TM];  // double-buffered: the fragments of k + 1 load while those of k feed the FMAs
+    float b_frag[2][TN];
+    auto load_fragments = [&](int buf, int stage, int k) {
+#pragma unroll
+        for (int i = 0; i < TM; i += 4) {
+            const float4 a = *reinterpret_cast<const float4*>(
+                &As[stage][k][warp_row + (i / kLaneTM) * kSubM + lane_row + i % kLaneTM]);
+            a_frag[buf][i + 0] = a.x, a_frag[buf][i + 1] = a.y, a_frag[buf][i + 2] = a.z, a_frag[buf][i + 3] = a.w;
+        }
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const float4 b = *reinterpret_cast<const float4*>(
+                &Bs[stage][k][warp_col + (j / kLaneTN) * kSubN + lane_col + j % kLaneTN]);
+            b_frag[buf][j + 0] = b.x, b_frag[buf][j + 1] = b.y, b_frag[buf][j + 2] = b.z, b_frag[buf][j + 3] = b.w;
+        }
+    };
+
+    int read_stage = 0;
+    unsigned phase = 0;  // parity of the full[read_stage] phase that holds the k-tile being read
+    sgemm::mbarrier_wait(&full[0], 0);
+    load_fragments(0, 0, 0);
+    for (int kt = 0; kt < num_k_tiles; ++kt) {
+        const bool has_next = kt + 1 < num_k_tiles;  // uniform across the block
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k == BK - 1 && has_next) {
+                // Every fragment of this stage has been read (the last, k = BK - 1, one step ago):
+                // hand the stage back to the producer (release: the reads come first), then wait
+                // for the next k-tile's bytes. Each warp goes on as soon as its own data is there.
+                sgemm::mbarrier_arrive(&empty[read_stage]);
+                if (++read_stage == STAGES) read_stage = 0, phase ^= 1;
+                sgemm::mbarrier_wait(&full[read_stage], phase);
+            }
+            load_fragments((k + 1) % 2, read_stage, (k + 1) % BK);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[k % 2][i] * b_frag[k % 2][j];
+        }
+    }
+
+    // ---- epilogue: step 09's, C = alpha * acc + beta * C as float4s, unchecked in interior blocks.
+    const bool interior = c_vec_ok && block_row + BM <= M && block_col + BN <= N;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = block_row + warp_row + (i / kLaneTM) * kSubM + lane_row + i % kLaneTM;
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const int col = block_col + warp_col + (j / kLaneTN) * kSubN + lane_col + j % kLaneTN;
+            const float4 out = make_float4(acc[i][j + 0], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            if (interior)
+                sgemm::store_c4_unchecked(C, ldc, row, col, out, alpha, beta);
+            else
+                sgemm::store_c4(C, ldc, row, col, M, N, out, alpha, beta, c_vec_ok);
+        }
+    }
+}
+
+// Operand staging before the GEMM: dst = src (kTranspose = false) or dst = src^T, src rows x cols
+// with leading dimension ld_src, dst with ld_dst (a multiple of 4: TMA's 16-byte row pitch).
+// 32 x 32 tiles through shared memory keep both the reads and the writes coalesced; the grid
+// walks tiles of rows on x (up to 2^31 - 1 of them) and of columns on y, looping past 65535.
+constexpr int kStageTile = 32;
+template <bool kTranspose>
+__global__ void __launch_bounds__(kStageTile * 8) sgemm_11_tma_warp_specialized_stage(int rows, int cols,
+                                                                                      const float* src, int ld_src,
+                                                                                      float* dst, int ld_dst) {
+    __shared__ float tile[kStageTile][kStageTile + 1];  // + 1: the transposed reads hit 32 different banks
+    const int row0 = blockIdx.x * kStageTile;
+    for (int col0 = blockIdx.y * kStageTile; col0 < cols; col0 += gridDim.y * kStageTile) {
+        for (int r = threadIdx.y; r < kStageTile; r += 8) {
+            const int row = row0 + r, col = col0 + threadIdx.x;
+            tile[r][threadIdx.x] = row < rows && col < cols ? src[static_cast<size_t>(row) * ld_src + col] : 0.0f;
+        }
+        __syncthreads();
+        for (int r = threadIdx.y; r < kStageTile; r += 8) {
+            if (kTranspose) {  // dst row col0 + r, column row0 + x
+                const int row = col0 + r, col = row0 + threadIdx.x;
+                if (row < cols && col < rows) dst[static_cast<size_t>(row) * ld_dst + col] = tile[threadIdx.x][r];
+            } else {
+                const int row = row0 + r, col = col0 + threadIdx.x;
+                if (row < rows && col < cols) dst[static_cast<size_t>(row) * ld_dst + col] = tile[r][threadIdx.x];
+            }
+        }
+        __syncthreads();  // the tile is refilled for the next column block
+    }
+}
+
+// ---- host side
+
+long long round_up4(long long x) { return (x + 3) / 4 * 4; }
+std::size_t align256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// B goes to TMA as it is when its rows start 16-byte aligned; otherwise it is first copied
+// into the workspace with a 16-byte row pitch.
+bool b_needs_copy(const sgemm::GemmArgs& a) { return !sgemm::rows_are_16b_aligned(a.B, a.ldb); }
+
+// Workspace: A^T (K rows, pitch M rounded up to 4 floats), then B's aligned copy if needed.
+std::size_t a_t_bytes(const sgemm::GemmArgs& a) { return align256(a.K * round_up4(a.M) * sizeof(float)); }
+std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
+    return a_t_bytes(a) + (b_needs_copy(a) ? align256(a.K * round_up4(a.N) * sizeof(float)) : 0);
+}
+
+void stage_operand(bool transpose, int rows, int cols, const float* src, int ld_src, float* dst, int ld_dst,
+                   cudaStream_t stream) {
+    const dim3 grid(sgemm::ceil_div(rows, kStageTile), std::min(sgemm::ceil_div(cols, kStageTile), sgemm::kMaxGridY));
+    const dim3 block(kStageTile, 8);
+    auto* kernel = transpose ? sgemm_11_tma_warp_specialized_stage<true> : sgemm_11_tma_warp_specialized_stage<false>;
+    sgemm::launch_checked(kernel, grid, block, 0, stream, rows, cols, src, ld_src, dst, ld_dst);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
+void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+    auto* kernel = sgemm_11_tma_warp_specialized<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M>;
+    constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
+    static const cudaError_t opt_in = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    sgemm::check(opt_in);
+
+    auto* a_t = static_cast<float*>(workspace);
+    const long long ld_a_t = round_up4(M);
+    stage_operand(true, M, K, A, lda, a_t, static_cast<int>(ld_a_t), stream);
+    const float* b = B;
+    long long ld_b = ldb;
+    if (b_needs_copy(args)) {
+        auto* b_copy = reinterpret_cast<float*>(static_cast<char*>(workspace) + a_t_bytes(args));
+        ld_b = round_up4(N);
+        stage_operand(false, K, N, B, ldb, b_copy, static_cast<int>(ld_b), stream);
+        b = b_copy;
+    }
+    const CUtensorMap a_t_map = sgemm::make_tensor_map_2d(a_t, K, M, ld_a_t, BK, BM, CU_TENSOR_MAP_SWIZZLE_NONE);
+    const CUtensorMap b_map = sgemm::make_tensor_map_2d(b, K, N, ld_b, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE);
+    const bool c_vec_ok = sgemm::rows_are_16b_aligned(C, ldc) && N % 4 == 0;
+    const dim3 block(kConsumerThreads<BM, BN, WM, WN> + kProducerThreads);
+    const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel
+    sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec_ok, a_t_map, b_map);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
+std::string describe(const sgemm::GemmArgs& args) {
+    const std::string pipeline = ", " + std::to_string(STAGES) + " TMA stages, 1 producer warpgroup, group " +
+                                 std::to_string(GROUP_M) + ", A^T staged" + (b_needs_copy(args) ? ", B copied" : "");
+    return sgemm::describe_warp_tiles(BM, BN, BK, WM, WN, TM, TN, pipeline, true,
+                                      sgemm::rows_are_16b_aligned(args.C, args.ldc) && args.N % 4 == 0);
+}
+
+// The staged copies use ld = M (N) rounded up to 4 as an int.
+template <int BM, int BN, int BK>
+std::string can_implement(const sgemm::GemmArgs& a) {
+    if (round_up4(a.M) > INT_MAX || round_up4(a.N) > INT_MAX) return "M, N at most 2^31 - 4 (staged copies)";
+    return sgemm::fits_int_tiles<BM, BN, BK, true>(a);
+}
+
+}  // namespace
+
+static const sgemm::Registration registration{{.number = 11, .name = "tma_warp_specialized", .idea = "a producer warp feeds a 6-stage ring with TMA, mbarriers replace __syncthreads; step 09's FFMA loop on A^T", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8>, .can_implement = can_implement<128, 256, 8>, .workspace_bytes = workspace_bytes, .requirements = {.min_cc = 90, .needs_sm90a = true}}};

@@ -1,0 +1,194 @@
+// Hopper (sm_90) plumbing shared by steps 11 and 12: mbarrier operations, the TMA tile load,
+// and the host-side tensor map. Thin wrappers around single PTX instructions; what they are
+// for, and the order in which a kernel uses them, is explained in docs/kernels/11_*.md.
+//
+// Device code here compiles to PTX that only sm_90 and newer accept: every wrapper is empty
+// for older targets, and the kernels that use them require compute capability 9.0
+// (Requirements::min_cc = 90), so the runner never launches them elsewhere.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap and its enums (types only: libcuda is reached through the runtime)
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace sgemm {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define SGEMM_HOPPER_DEVICE 1  // the one macro of this file: PTX below exists from sm_90 on
+#endif
+
+// The 32-bit shared-memory address of a generic pointer into shared memory (the form PTX's
+// shared::cta operands take).
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// ---- mbarrier: a 64-bit shared-memory object with an arrival count and a transaction count.
+// A phase completes when the expected arrivals have arrived and the transaction bytes announced
+// with expect_tx have landed; waiting threads then see the phase bit flip (parity 0, 1, 0, ...).
+
+// Once, by one thread, before any use; `count` arrivals complete each phase.
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, unsigned count) {
+#ifdef SGEMM_HOPPER_DEVICE
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+#endif
+}
+
+// Makes the initialized barriers visible to the async proxy (TMA) and the other threads; the
+// block synchronizes after it.
+__device__ __forceinline__ void fence_barrier_init() {
+#ifdef SGEMM_HOPPER_DEVICE
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
+// One arrival that also announces `bytes` more bytes of asynchronous copies into this phase.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
+#ifdef SGEMM_HOPPER_DEVICE
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
+                 : "memory");
+#endif
+}
+
+// One arrival (release semantics: this thread's earlier shared-memory reads are done first).
+__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
+#ifdef SGEMM_HOPPER_DEVICE
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+#endif
+}
+
+// Blocks until the phase with parity `parity` has completed (acquire: the data it guarded is
+// visible afterwards). try_wait suspends the thread for a while in hardware before it reports
+// failure, so the loop does not spin hot.
+__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
+#ifdef SGEMM_HOPPER_DEVICE
+    asm volatile(
+        "{\n"
+        ".reg .pred done;\n"
+        "wait_%=:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        "@!done bra wait_%=;\n"
+        "}\n" ::"r"(smem_addr(bar)),
+        "r"(parity)
+        : "memory");
+#endif
+}
+
+// Makes this thread's generic-proxy writes to shared memory (st.shared) visible to the async
+// proxy (wgmma, TMA) that reads them next.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+#ifdef SGEMM_HOPPER_DEVICE
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
+// A barrier among `count` threads (whole warps) on hardware barrier `id` (0 is __syncthreads').
+__device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned count) {
+#ifdef SGEMM_HOPPER_DEVICE
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+#endif
+}
+
+// ---- TMA: one instruction copies a whole box of a 2-D tensor from global into shared memory,
+// zero-filling the parts outside the tensor, and counts its bytes on `bar` (complete_tx).
+// x is the coordinate along the contiguous dimension, y along the rows; both may run past the end.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y) {
+#ifdef SGEMM_HOPPER_DEVICE
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::
+            "r"(smem_addr(dst)),
+        "l"(map), "r"(smem_addr(bar)), "r"(x), "r"(y)
+        : "memory");
+#endif
+}
+
+// Starts fetching a tensor map (a __grid_constant__ kernel parameter) into the TMA unit's cache.
+__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
+#ifdef SGEMM_HOPPER_DEVICE
+    asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+#endif
+}
+
+// ---- setmaxnreg (sm_90a): a warpgroup (4 warps, all of which execute it) gives registers back
+// to the SM's pool (dec) or takes them from it (inc), so that the warps which need registers
+// can hold more than the per-thread share fixed at launch. Counts are multiples of 8 in 24..256.
+template <unsigned kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+    static_assert(kRegs % 8 == 0 && kRegs >= 24 && kRegs <= 256, "setmaxnreg takes a multiple of 8 in 24..256");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+#endif
+}
+template <unsigned kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+    static_assert(kRegs % 8 == 0 && kRegs >= 24 && kRegs <= 256, "setmaxnreg takes a multiple of 8 in 24..256");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+#endif
+}
+
+// ---- wgmma (sm_90a): a warpgroup-wide asynchronous matrix multiply-accumulate on the tensor
+// cores, operands read from shared memory through 64-bit matrix descriptors, D in registers.
+
+// Orders this warpgroup's register and shared-memory accesses before the wgmma that follow.
+__device__ __forceinline__ void wgmma_fence() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#endif
+}
+
+// Closes the wgmma issued since the last commit into one group.
+__device__ __forceinline__ void wgmma_commit_group() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+#endif
+}
+
+// Waits until at most kPending committed groups are still running (their reads of shared
+// memory and writes of D are complete for the others).
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait_group() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+#endif
+}
+
+// D (64 x 128, fp32, 64 registers per thread) = A (64 x 8) * B (8 x 128) + (accumulate ? D : 0),
+// A and B tf32 from shared memory, both K-major (the only layout wgmma accepts for tf32). Register
+// i of thread t (of the warpgroup's 128) holds D[16 (t / 32) + (t % 32) / 4 + 8 (i % 4 / 2)][8 (i / 4) + 2 (t % 4) + i % 2].
+__device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b,
+                                                     int accumulate) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "setp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1;\n"
+        "}\n"
+        :
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+#endif
+}
+
+// ---- host: the tensor map of a row-major float matrix `rows` x `cols` with leading dimension
+// `ld` (floats), read in boxes of box_rows x box_cols. TMA needs a 16-byte aligned base and a
+// row pitch that is a multiple of 16 bytes (ld % 4 == 0); box_cols * 4 bytes a multiple of 16
+// and at most the swizzle span when swizzled. Throws sgemm::CudaError when the driver refuses.
+CUtensorMap make_tensor_map_2d(const float* base, long long rows, long long cols, long long ld, int box_rows,
+                               int box_cols, CUtensorMapSwizzle swizzle);
+
+}  // namespace sgemm
