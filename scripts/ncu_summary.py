@@ -41,8 +41,8 @@ METRICS = (
     "sm__inst_issued.avg.pct_of_peak_sustained_active",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    # Tensor cores (step 12's wgmma): Hopper counts them as the "gmma" part of the tensor pipe.
-    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
+    # Tensor cores (step 12): cycles the tensor pipe is busy with HMMA, HGMMA (wgmma) or QGMMA work.
+    "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active",
     "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active",
 ) + tuple(f"{STALL_PREFIX}{r}{STALL_SUFFIX}" for r in STALL_REASONS)
 
@@ -158,7 +158,7 @@ def summarise(row: dict, size=None) -> str:
     line("FMA pipe", f"{pct(g('sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active'))} of cycles active, "
          f"{pct(g('sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active'))} of peak FMA-pipe instruction rate")
     line("issue slots busy", pct(g("sm__inst_issued.avg.pct_of_peak_sustained_active")))
-    gmma = g("sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active")
+    gmma = g("sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active")
     if gmma:  # only kernels that use the tensor cores through wgmma
         line("tensor pipe (wgmma)", f"{pct(gmma)} of cycles active")
     sec = g("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
