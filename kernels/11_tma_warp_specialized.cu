@@ -1,13 +1,13 @@
 // Step 11: TMA, mbarriers and a warp-specialized producer. Step 09's math warps also issued
 // the copies: per k-tile each thread computed addresses, issued 6 cp.async, waited for its
-// group and met the other 255 threads at __syncthreads. Here one extra warp, the producer,
-// issues all copies with the Tensor Memory Accelerator (one cp.async.bulk.tensor per operand
+// group and met the other 255 threads at __syncthreads. Here one thread of an extra warpgroup,
+// the producer, issues all copies with the Tensor Memory Accelerator (one cp.async.bulk.tensor per operand
 // and k-tile: the hardware walks the box, zero-fills what lies outside the matrix and counts
 // the bytes on an mbarrier). The 8 math warps (consumers) only wait on a stage's "full"
 // mbarrier, run step 09's LDS + FFMA loop on it and arrive on its "empty" mbarrier: no block-
 // wide barrier, no copy instructions, no edge tests in the loop. TMA cannot transpose 4-byte
 // elements, so A^T is written once into the workspace by a transpose kernel before the GEMM
-// (K x M floats, 0.6-1.1 % of the time at 8192^3-4096^3): the consumers then read As[k][m]
+// (K x M floats, about 1.5 % of the time at 4096^3): the consumers then read As[k][m]
 // exactly as in step 09. See docs/kernels/11_tma_warp_specialized.md.
 #include "common/check.h"
 #include "common/hopper.cuh"
@@ -68,23 +68,11 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
 
     const int tid = threadIdx.x;
     const int warp = tid / 32, lane = tid % 32;
-    // Threadblock rasterization as in step 09: groups of GROUP_M tile-rows, column by column.
-    // Called by each role after its setmaxnreg: a value live across setmaxnreg would be spilled.
-    auto tile_origin = [&] {
-        const int tiles_m = sgemm::ceil_div(M, BM), tiles_n = sgemm::ceil_div(N, BN);
-        const int group = blockIdx.x / (GROUP_M * tiles_n);
-        const int group_rows = min(GROUP_M, tiles_m - group * GROUP_M);
-        const int in_group = blockIdx.x % (GROUP_M * tiles_n);
-        return make_int2((group * GROUP_M + in_group % group_rows) * BM, in_group / group_rows * BN);
-    };
+    // The tile of this block (step 09's rasterization), computed by each role after its setmaxnreg:
+    // a value live across setmaxnreg would be spilled.
+    auto tile_origin = [&] { return sgemm::rasterized_tile<BM, BN, GROUP_M>(M, N, blockIdx.x); };
 
-    if (tid == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            sgemm::mbarrier_init(&full[s], 1);            // the producer's arrive.expect_tx (+ the bytes)
-            sgemm::mbarrier_init(&empty[s], kConsumers);  // one arrival per consumer thread
-        }
-        sgemm::fence_barrier_init();
-    }
+    if (tid == 0) sgemm::init_stage_barriers(full, empty, STAGES, kConsumers);  // empty: every consumer thread arrives
     __syncthreads();  // the only block-wide barrier: the mbarriers exist before anyone uses them
 
     if (warp >= kConsumers / 32) {

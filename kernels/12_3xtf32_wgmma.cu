@@ -103,22 +103,11 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
 
     const int tid = threadIdx.x;
     const int warp = tid / 32;
-    // Threadblock rasterization as in step 09; each role computes it after its setmaxnreg.
-    auto tile_origin = [&] {
-        const int tiles_m = sgemm::ceil_div(M, BM), tiles_n = sgemm::ceil_div(N, BN);
-        const int group = blockIdx.x / (GROUP_M * tiles_n);
-        const int group_rows = min(GROUP_M, tiles_m - group * GROUP_M);
-        const int in_group = blockIdx.x % (GROUP_M * tiles_n);
-        return make_int2((group * GROUP_M + in_group % group_rows) * BM, in_group / group_rows * BN);
-    };
+    // The tile of this block (step 09's rasterization), computed by each role after its setmaxnreg:
+    // a value live across setmaxnreg would be spilled.
+    auto tile_origin = [&] { return sgemm::rasterized_tile<BM, BN, GROUP_M>(M, N, blockIdx.x); };
 
-    if (tid == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            sgemm::mbarrier_init(&full[s], 1);            // the producer's arrive.expect_tx (+ the bytes)
-            sgemm::mbarrier_init(&empty[s], kConsumers);  // one arrival per consumer thread
-        }
-        sgemm::fence_barrier_init();
-    }
+    if (tid == 0) sgemm::init_stage_barriers(full, empty, STAGES, kConsumers);  // empty: every consumer thread arrives
     __syncthreads();
 
     if (warp >= kConsumers / 32) {

@@ -43,6 +43,18 @@ __device__ __forceinline__ void fence_barrier_init() {
 #endif
 }
 
+// The mbarriers of a ring of `stages` shared-memory stages, by one thread, before the block's
+// __syncthreads: full[s] completes when the producer's arrive.expect_tx and the bytes it announced
+// have arrived; empty[s] when all `consumers` threads have arrived (they are done with stage s).
+__device__ __forceinline__ void init_stage_barriers(std::uint64_t* full, std::uint64_t* empty, int stages,
+                                                    unsigned consumers) {
+    for (int s = 0; s < stages; ++s) {
+        mbarrier_init(&full[s], 1);
+        mbarrier_init(&empty[s], consumers);
+    }
+    fence_barrier_init();
+}
+
 // One arrival that also announces `bytes` more bytes of asynchronous copies into this phase.
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
 #ifdef SGEMM_HOPPER_DEVICE

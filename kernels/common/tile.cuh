@@ -55,6 +55,19 @@ inline dim3 tile_grid(int tiles_x, int tiles_y) {
 // The tile row (along gridDim.y, continued on gridDim.z) of this block (device).
 __device__ __forceinline__ int tile_y() { return blockIdx.y + gridDim.y * blockIdx.z; }
 
+// Threadblock rasterization of a 1-D grid (steps 11 and 12; steps 09 and 10 spell it out): block
+// `block` takes the tile whose first row and column this returns, walking groups of GROUP_M
+// tile-rows column by column, so that the blocks resident at one time share rows of A and
+// columns of B in L2. GROUP_M = 1 is plain row-major order.
+template <int BM, int BN, int GROUP_M>
+__device__ __forceinline__ int2 rasterized_tile(int M, int N, int block) {
+    const int tiles_m = ceil_div(M, BM), tiles_n = ceil_div(N, BN);
+    const int group = block / (GROUP_M * tiles_n);
+    const int group_rows = min(GROUP_M, tiles_m - group * GROUP_M);  // the last group may be shorter
+    const int in_group = block % (GROUP_M * tiles_n);
+    return make_int2((group * GROUP_M + in_group % group_rows) * BM, in_group / group_rows * BN);
+}
+
 // The number of BM x BN tiles of an M x N matrix, in 64 bits (it may exceed an int).
 inline long long tile_total(int M, int N, int BM, int BN) {
     return static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
