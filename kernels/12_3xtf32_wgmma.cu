@@ -1,6 +1,6 @@
 // Step 12: FP32 accuracy from TF32 tensor cores (3xTF32 on wgmma). Step 11's FFMA warps are
 // replaced by two warpgroups issuing wgmma.mma_async: each instruction multiplies a 64 x 8
-// tile of A by an 8 x 256 tile of B on the tensor cores, reading both from shared memory as
+// tile of A by an 8 x 128 tile of B on the tensor cores, reading both from shared memory as
 // step 11's producer left them there (TMA + mbarriers, unchanged). A TF32 product keeps only
 // 11 significand bits of each operand, so every FP32 operand x is split into a TF32 "big" part
 // and a TF32 "small" remainder, x = big + small + O(2^-22 |x|), and three products are summed:
