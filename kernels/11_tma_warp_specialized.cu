@@ -12,6 +12,7 @@
 #include "common/check.h"
 #include "common/hopper.cuh"
 #include "common/registry.h"
+#include "common/staging.cuh"
 #include "common/tile.cuh"
 
 namespace {
@@ -165,38 +166,18 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
 
 // Operand staging before the GEMM: dst = src (kTranspose = false) or dst = src^T, src rows x cols
 // with leading dimension ld_src, dst with ld_dst (a multiple of 4: TMA's 16-byte row pitch).
-// 32 x 32 tiles through shared memory keep both the reads and the writes coalesced; the grid
-// walks tiles of rows on x (up to 2^31 - 1 of them) and of columns on y, looping past 65535.
-constexpr int kStageTile = 32;
 template <bool kTranspose>
-__global__ void __launch_bounds__(kStageTile * 8) sgemm_11_tma_warp_specialized_stage(int rows, int cols,
-                                                                                      const float* src, int ld_src,
-                                                                                      float* dst, int ld_dst) {
-    __shared__ float tile[kStageTile][kStageTile + 1];  // + 1: the transposed reads hit 32 different banks
-    const int row0 = blockIdx.x * kStageTile;
-    for (int col0 = blockIdx.y * kStageTile; col0 < cols; col0 += gridDim.y * kStageTile) {
-        for (int r = threadIdx.y; r < kStageTile; r += 8) {
-            const int row = row0 + r, col = col0 + threadIdx.x;
-            tile[r][threadIdx.x] = row < rows && col < cols ? src[static_cast<size_t>(row) * ld_src + col] : 0.0f;
-        }
-        __syncthreads();
-        for (int r = threadIdx.y; r < kStageTile; r += 8) {
-            if (kTranspose) {  // dst row col0 + r, column row0 + x
-                const int row = col0 + r, col = row0 + threadIdx.x;
-                if (row < cols && col < rows) dst[static_cast<size_t>(row) * ld_dst + col] = tile[threadIdx.x][r];
-            } else {
-                const int row = row0 + r, col = col0 + threadIdx.x;
-                if (row < rows && col < cols) dst[static_cast<size_t>(row) * ld_dst + col] = tile[r][threadIdx.x];
-            }
-        }
-        __syncthreads();  // the tile is refilled for the next column block
-    }
+__global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows)
+    sgemm_11_tma_warp_specialized_stage(int rows, int cols, const float* src, int ld_src, float* dst, int ld_dst) {
+    sgemm::stage_tiles<kTranspose>(rows, cols, src, ld_src, [&](int row, int col, float x) {
+        dst[static_cast<size_t>(row) * ld_dst + col] = x;
+    });
 }
 
 // ---- host side
 
-long long round_up4(long long x) { return (x + 3) / 4 * 4; }
-std::size_t align256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+using sgemm::align256;
+using sgemm::round_up4;
 
 // B goes to TMA as it is when its rows start 16-byte aligned; otherwise it is first copied
 // into the workspace with a 16-byte row pitch.
@@ -210,10 +191,9 @@ std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
 
 void stage_operand(bool transpose, int rows, int cols, const float* src, int ld_src, float* dst, int ld_dst,
                    cudaStream_t stream) {
-    const dim3 grid(sgemm::ceil_div(rows, kStageTile), std::min(sgemm::ceil_div(cols, kStageTile), sgemm::kMaxGridY));
-    const dim3 block(kStageTile, 8);
     auto* kernel = transpose ? sgemm_11_tma_warp_specialized_stage<true> : sgemm_11_tma_warp_specialized_stage<false>;
-    sgemm::launch_checked(kernel, grid, block, 0, stream, rows, cols, src, ld_src, dst, ld_dst);
+    sgemm::launch_checked(kernel, sgemm::stage_grid(rows, cols), dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream,
+                          rows, cols, src, ld_src, dst, ld_dst);
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>

@@ -11,6 +11,7 @@
 #include "common/check.h"
 #include "common/hopper.cuh"
 #include "common/registry.h"
+#include "common/staging.cuh"
 #include "common/tile.cuh"
 
 #include <utility>
@@ -221,41 +222,23 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
 }
 
 // src rows x cols (ld_src) -> big, small: the same (kTranspose = false) or transposed, pitch ld_dst
-// (a multiple of 4: TMA's 16-byte row pitch). small == nullptr: big only. 32 x 32 tiles through
-// shared memory keep the transposed writes coalesced; rows tile on x, columns on y (looping past 65535).
-constexpr int kSplitTile = 32;
+// (a multiple of 4: TMA's 16-byte row pitch). small == nullptr: big only.
 template <bool kTranspose, Tf32 kMode>
-__global__ void __launch_bounds__(kSplitTile * 8) sgemm_12_3xtf32_wgmma_split(int rows, int cols, const float* src,
-                                                                              int ld_src, float* big, float* small,
-                                                                              int ld_dst) {
-    __shared__ float tile[kSplitTile][kSplitTile + 1];  // + 1: the transposed reads hit 32 different banks
-    const int row0 = blockIdx.x * kSplitTile;
-    for (int col0 = blockIdx.y * kSplitTile; col0 < cols; col0 += gridDim.y * kSplitTile) {
-        for (int r = threadIdx.y; r < kSplitTile; r += 8) {
-            const int row = row0 + r, col = col0 + threadIdx.x;
-            tile[r][threadIdx.x] = row < rows && col < cols ? src[static_cast<size_t>(row) * ld_src + col] : 0.0f;
-        }
-        __syncthreads();
-        for (int r = threadIdx.y; r < kSplitTile; r += 8) {
-            // The element this thread writes: dst[out_row][out_col] = src[in_row][in_col].
-            const int out_row = kTranspose ? col0 + r : row0 + r, out_col = kTranspose ? row0 + threadIdx.x : col0 + threadIdx.x;
-            const int out_rows = kTranspose ? cols : rows, out_cols = kTranspose ? rows : cols;
-            if (out_row < out_rows && out_col < out_cols) {
-                const float x = kTranspose ? tile[threadIdx.x][r] : tile[r][threadIdx.x];
-                const float hi = to_tf32<kMode>(x);
-                const size_t at = static_cast<size_t>(out_row) * ld_dst + out_col;
-                big[at] = hi;
-                if (small) small[at] = to_tf32<kMode>(x - hi);
-            }
-        }
-        __syncthreads();  // the tile is refilled for the next column block
-    }
+__global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows)
+    sgemm_12_3xtf32_wgmma_split(int rows, int cols, const float* src, int ld_src, float* big, float* small,
+                                int ld_dst) {
+    sgemm::stage_tiles<kTranspose>(rows, cols, src, ld_src, [&](int row, int col, float x) {
+        const float hi = to_tf32<kMode>(x);
+        const size_t at = static_cast<size_t>(row) * ld_dst + col;
+        big[at] = hi;
+        if (small) small[at] = to_tf32<kMode>(x - hi);
+    });
 }
 
 // ---- host side
 
-long long round_up4(long long x) { return (x + 3) / 4 * 4; }
-std::size_t align256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+using sgemm::align256;
+using sgemm::round_up4;
 
 // Workspace, each row K floats padded to 4: B^T_big, B^T_small (N rows), then A_big, A_small
 // (M rows) when the split kernel splits A too; when the kernel splits A itself, only a copy of A
@@ -274,9 +257,9 @@ std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
 template <bool kTranspose, Tf32 kMode>
 void split(int rows, int cols, const float* src, int ld_src, float* big, float* small, int ld_dst,
            cudaStream_t stream) {
-    const dim3 grid(sgemm::ceil_div(rows, kSplitTile), std::min(sgemm::ceil_div(cols, kSplitTile), sgemm::kMaxGridY));
-    sgemm::launch_checked(sgemm_12_3xtf32_wgmma_split<kTranspose, kMode>, grid, dim3(kSplitTile, 8), 0, stream, rows,
-                          cols, src, ld_src, big, small, ld_dst);
+    sgemm::launch_checked(sgemm_12_3xtf32_wgmma_split<kTranspose, kMode>, sgemm::stage_grid(rows, cols),
+                          dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, rows, cols, src, ld_src, big, small,
+                          ld_dst);
 }
 
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>

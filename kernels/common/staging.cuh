@@ -1,0 +1,53 @@
+// Operand staging before a GEMM (steps 11 and 12): a kernel copies, transposes or splits A or B
+// into the workspace, in the layout that TMA and the GEMM kernel need. The tile walk is shared
+// here; what is written for each element stays in the step's own kernel.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+
+#include "check.h"
+#include "tile.cuh"
+
+namespace sgemm {
+
+// Row pitches of staged copies are a multiple of 4 floats (TMA's 16-byte row pitch) ...
+inline long long round_up4(long long x) { return (x + 3) / 4 * 4; }
+// ... and each copy in the workspace starts 256-byte aligned.
+inline std::size_t align256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// A staging kernel runs 32 x 8 threads per block over 32 x 32 tiles of the source.
+inline constexpr int kStageTile = 32, kStageRows = 8;
+
+// The grid of a staging kernel over a rows x cols source: tiles of rows on x (up to 2^31 - 1 of
+// them), of columns on y (at most 65535; stage_tiles loops over the rest).
+inline dim3 stage_grid(int rows, int cols) {
+    return dim3(ceil_div(rows, kStageTile), std::min(ceil_div(cols, kStageTile), kMaxGridY));
+}
+
+// Walks this block's 32 x 32 tiles of src (rows x cols, leading dimension ld_src) through shared
+// memory and calls put(out_row, out_col, x) once for every element x of the destination: src
+// itself (kTranspose = false) or src^T. Both the reads and the transposed writes stay coalesced.
+template <bool kTranspose, typename Put>
+__device__ __forceinline__ void stage_tiles(int rows, int cols, const float* src, int ld_src, Put put) {
+    __shared__ float tile[kStageTile][kStageTile + 1];  // + 1: the transposed reads hit 32 different banks
+    const int row0 = blockIdx.x * kStageTile;
+    for (int col0 = blockIdx.y * kStageTile; col0 < cols; col0 += gridDim.y * kStageTile) {
+        for (int r = threadIdx.y; r < kStageTile; r += kStageRows) {
+            const int row = row0 + r, col = col0 + threadIdx.x;
+            tile[r][threadIdx.x] = row < rows && col < cols ? src[static_cast<std::size_t>(row) * ld_src + col] : 0.0f;
+        }
+        __syncthreads();
+        for (int r = threadIdx.y; r < kStageTile; r += kStageRows) {
+            const int out_row = kTranspose ? col0 + r : row0 + r;
+            const int out_col = kTranspose ? row0 + threadIdx.x : col0 + threadIdx.x;
+            if (out_row < (kTranspose ? cols : rows) && out_col < (kTranspose ? rows : cols))
+                put(out_row, out_col, kTranspose ? tile[threadIdx.x][r] : tile[r][threadIdx.x]);
+        }
+        __syncthreads();  // the tile is refilled for the next column block
+    }
+}
+
+}  // namespace sgemm
