@@ -22,6 +22,8 @@ namespace sgemm {
 // tell FP32 from TF32; it is used per element instead (componentwise_gamma).
 double normwise_bound(int K) { return 8.0 * kFp32UnitRoundoff * (std::sqrt(static_cast<double>(K)) + 2.0); }
 
+double tf32_normwise_bound(int K) { return 8192.0 * normwise_bound(K); }
+
 double componentwise_gamma(int K) {
     const double nu = (static_cast<double>(K) + 2.0) * kFp32UnitRoundoff;
     return nu / (1.0 - nu);

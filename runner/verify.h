@@ -15,6 +15,10 @@ inline constexpr double kFp32UnitRoundoff = 1.0 / 16777216.0;
 // problem; see passes()). Justified in verify.cpp.
 double normwise_bound(int K);
 
+// The bound a TF32-only computation (Precision::kTf32, a tuning-build experiment) is held to
+// instead: normwise_bound scaled by 2^13, TF32 keeping 11 of FP32's 24 significand bits.
+double tf32_normwise_bound(int K);
+
 // The rigorous componentwise bound factor gamma_{K+2} = (K+2)u / (1 - (K+2)u):
 // |C_ij - R_ij| <= gamma * (|alpha| (|A||B|)_ij + |beta| |C0_ij|) for ANY
 // summation order (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3).

@@ -67,9 +67,9 @@ protected:
         p.run_once(k);
         const CheckResult c = p.verify();
         if (k.precision == Precision::kTf32) {
-            // A TF32-only experiment: right to TF32's accuracy (within 2^13 times the FP32 bound).
+            // A TF32-only experiment: right to TF32's accuracy.
             EXPECT_TRUE(c.outside_writes == 0 && c.stats.nonfinite == 0 &&
-                        c.rel_err <= 8192.0 * normwise_bound(p.size().K))
+                        c.rel_err <= tf32_normwise_bound(p.size().K))
                 << describe(c, p.size().K) << ", " << c.outside_writes << " elements written outside the C view";
             return;
         }

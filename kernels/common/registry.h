@@ -66,7 +66,7 @@ struct Requirements {
 
 // How the products are computed. The first two are held to the FP32 error bound; kTf32 (a
 // tuning-build experiment: one TF32 product) is expected to miss it and is reported as "TF32"
-// instead of "PASS" when its error is within TF32's (normwise_bound scaled by 2^13).
+// instead of "PASS" when its error is within TF32's (tf32_normwise_bound in runner/verify.h).
 enum class Precision { kFp32, kFp32ViaTensorCores, kTf32 };
 const char* to_string(Precision p);  // "fp32", "fp32 via tensor cores", "tf32"
 
