@@ -32,6 +32,13 @@ constexpr int kProducerThreads = 128;
 // At launch every thread gets 65536 / 384 = 168 (rounded down to 8), too few for 128 accumulators.
 constexpr unsigned kProducerRegs = 40, kConsumerRegs = 232;
 
+// The two TMA boxes of a k-tile, for the tensor maps (host) and the bytes announced per stage (device).
+template <int BM, int BN, int BK>
+struct Boxes {
+    static constexpr sgemm::TmaBox a_t{BK, BM};  // BK rows of A^T, BM floats each
+    static constexpr sgemm::TmaBox b{BK, BN};    // BK rows of B, BN floats each
+};
+
 // Template arguments as step 09's (block tile, warp tile, sub-tiles, thread tile, STAGES, GROUP_M).
 // The block is the consumer warps plus one producer warp.
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
@@ -46,7 +53,7 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
     constexpr int kLaneTM = TM / WMITER;  // a lane's patch of one sub-tile: kLaneTM x kLaneTN
     constexpr int kLaneTN = TN / WNITER;
     constexpr int kLanesN = kSubN / kLaneTN;  // the lanes form a (kSubM / kLaneTM) x kLanesN grid
-    constexpr unsigned kStageBytes = BK * (BM + BN) * sizeof(float);  // what TMA delivers per k-tile
+    constexpr unsigned kStageBytes = Boxes<BM, BN, BK>::a_t.bytes() + Boxes<BM, BN, BK>::b.bytes();  // per k-tile
     static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles cover the block tile exactly");
     static_assert(WM % WMITER == 0 && WN % WNITER == 0, "a warp tile splits into WMITER x WNITER equal sub-tiles");
     static_assert(TM % WMITER == 0 && TN % WNITER == 0, "a thread tile splits into one equal patch per sub-tile");
@@ -215,8 +222,9 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
         stage_operand(false, K, N, B, ldb, b_copy, static_cast<int>(ld_b), stream);
         b = b_copy;
     }
-    const CUtensorMap a_t_map = sgemm::make_tensor_map_2d(a_t, K, M, ld_a_t, BK, BM, CU_TENSOR_MAP_SWIZZLE_NONE);
-    const CUtensorMap b_map = sgemm::make_tensor_map_2d(b, K, N, ld_b, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE);
+    using Box = Boxes<BM, BN, BK>;
+    const CUtensorMap a_t_map = sgemm::make_tensor_map_2d(a_t, K, M, ld_a_t, Box::a_t, CU_TENSOR_MAP_SWIZZLE_NONE);
+    const CUtensorMap b_map = sgemm::make_tensor_map_2d(b, K, N, ld_b, Box::b, CU_TENSOR_MAP_SWIZZLE_NONE);
     const bool c_vec_ok = sgemm::rows_are_16b_aligned(C, ldc) && N % 4 == 0;
     const dim3 block(kConsumerThreads<BM, BN, WM, WN> + kProducerThreads);
     const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel

@@ -7,6 +7,11 @@
 // small*big + big*small + big*big (small*small, ~2^-22 of the result, is dropped). wgmma takes
 // tf32 operands only K-major (rows of K), so B is transposed once: a split kernel writes
 // A_big, A_small (M x K) and B^T_big, B^T_small (N x K) into the workspace before the GEMM.
+// Held to the FP32 bound on every input: a scan first finds each row of A's and each column of B's
+// largest magnitude, and the split scales them by powers of two (exact) so that the small halves
+// stay in FP32's normal range; the epilogue scales back. Below kMinTensorK the split's own error
+// would exceed the FP32 bound, and an FFMA kernel computes the (store-bound) product instead.
+// Few tiles and deep K split K across blocks with a fixed-order reduction (deterministic).
 // See docs/kernels/12_3xtf32_wgmma.md.
 #include "common/check.h"
 #include "common/hopper.cuh"
@@ -14,6 +19,7 @@
 #include "common/staging.cuh"
 #include "common/tile.cuh"
 
+#include <algorithm>
 #include <utility>
 
 namespace {
@@ -26,12 +32,25 @@ constexpr int kWgM = 64, kWgN = 128, kWgK = 8;
 constexpr int kSwizzleBytes = 64;
 
 // Dynamic shared memory: STAGES x (A big + A small: 2 x BM x BK, B big + B small: 2 x BN x BK)
-// floats (kProducts == 1: only the big halves), the mbarriers after them, and up to 1 KB to
-// align the start to 1024 bytes (TMA's swizzled destinations repeat every 512 bytes).
+// floats (kProducts == 1: only the big halves), the mbarriers after them, the scale exponents of
+// the tile's BM rows and BN columns, and up to 1 KB to align the start to 1024 bytes (TMA's
+// swizzled destinations repeat every 512 bytes).
 constexpr int stage_floats(int BM, int BN, int BK, int kProducts) { return (kProducts == 3 ? 2 : 1) * BK * (BM + BN); }
 constexpr int smem_bytes(int BM, int BN, int BK, int STAGES, int kProducts) {
-    return 1024 + STAGES * stage_floats(BM, BN, BK, kProducts) * static_cast<int>(sizeof(float)) + 2 * STAGES * 8;
+    return 1024 + STAGES * stage_floats(BM, BN, BK, kProducts) * static_cast<int>(sizeof(float)) + 2 * STAGES * 8 +
+           (BM + BN) * static_cast<int>(sizeof(int));
 }
+// Named barrier of the hand-over of the scale exponents (0 is __syncthreads'; 1 and 2 belong to the
+// warpgroups of the variant that splits A in shared memory).
+constexpr unsigned kExponentBarrier = 3;
+
+// The TMA boxes of a k-tile, for the tensor maps (host) and the bytes each stage announces (device):
+// BM (BN) rows of A (B^T), BK floats each; the small halves come in boxes of the same shape.
+template <int BM, int BN, int BK>
+struct Boxes {
+    static constexpr sgemm::TmaBox a{BM, BK};
+    static constexpr sgemm::TmaBox b{BN, BK};
+};
 
 constexpr int kProducerThreads = 128;  // one warpgroup; one of its threads issues the copies
 // As in step 11: the 4 sub-partitions each hold 2 consumer warps and 1 producer warp.
@@ -65,6 +84,24 @@ __device__ __forceinline__ float to_tf32(float x) {
     }
 }
 
+// ---- exact power-of-two scaling. The scan records, per row of A and per column of B, the bits of
+// the largest finite magnitude (non-negative floats order like their bits; NaN is skipped, Inf
+// kept). Its exponent e is the scale: x * 2^-e puts the row's largest element in [1, 2), so every
+// element within 2^104 of it keeps a normal small half (|small| >= 2^-22 |x|). A row of zeros or
+// one holding Inf is not scaled (Inf must stay Inf: its product row is non-finite either way).
+__device__ __forceinline__ int scale_exponent(const unsigned* max_bits, int i) {
+    if (max_bits == nullptr) return 0;
+    const unsigned bits = max_bits[i];
+    return bits == 0 || bits >= 0x7f800000u ? 0 : ilogbf(__uint_as_float(bits));
+}
+// x * 2^e for any e in [-300, 300], exact unless the result leaves the normal range: two factors,
+// each a normal power of two (2^e alone may not be a float).
+__device__ __forceinline__ float mul_pow2(float x, int e) {
+    const int e1 = max(-126, min(127, e));
+    const int e2 = max(-126, min(127, e - e1));
+    return x * __int_as_float((e1 + 127) << 23) * __int_as_float((e2 + 127) << 23);
+}
+
 // Template arguments: BM x BN x BK block tile, STAGES, GROUP_M (rasterization as in step 09),
 // kProducts: 3 (3xTF32) or 1 (TF32 only: the experiment that shows why three), kPromote: k-tiles
 // that the tensor cores accumulate before their partial sum is added (FADD, rounded to nearest)
@@ -74,14 +111,18 @@ __device__ __forceinline__ float to_tf32(float x) {
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
 __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     sgemm_12_3xtf32_wgmma(int M, int N, int K, float alpha, float beta, float* C, int ldc, bool c_vec2_ok,
+                          const unsigned* row_max, const unsigned* col_max, int k_tiles_per_split, float* partials,
                           const __grid_constant__ CUtensorMap a_big_map, const __grid_constant__ CUtensorMap a_small_map,
                           const __grid_constant__ CUtensorMap b_big_map,
                           const __grid_constant__ CUtensorMap b_small_map) {  // B^T: N rows of K
     constexpr int kConsumers = (BM / kWgM) * 128;
     constexpr int kSplit = kProducts == 3 ? 2 : 1;  // big (and small) copies of each operand
-    // TMA's bytes per stage: all of it, less A_small when the consumers write that themselves.
-    constexpr unsigned kStageBytes =
-        (stage_floats(BM, BN, BK, kProducts) - (kSplitA && kProducts == 3 ? BM * BK : 0)) * sizeof(float);
+    // TMA's bytes per stage, from the boxes the host builds the tensor maps with: the big halves,
+    // and the small ones unless the consumers write A_small themselves.
+    using Box = Boxes<BM, BN, BK>;
+    constexpr unsigned kStageBytes = Box::a.bytes() + Box::b.bytes() +
+                                     (kProducts == 3 ? (kSplitA ? 0u : Box::a.bytes()) + Box::b.bytes() : 0u);
+    static_assert(kStageBytes <= stage_floats(BM, BN, BK, kProducts) * sizeof(float), "the boxes fit in a stage");
     static_assert(kProducts == 3 || kProducts == 1, "3xTF32, or the 1xTF32 experiment");
     static_assert(BM % kWgM == 0 && BM / kWgM == 2, "two consumer warpgroups of 64 rows (the register split)");
     static_assert(BN == kWgN, "one wgmma spans the block tile's 128 columns");
@@ -101,12 +142,18 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     };
     auto full = reinterpret_cast<std::uint64_t*>(stages + STAGES * stage_floats(BM, BN, BK, kProducts));
     std::uint64_t* empty = full + STAGES;
+    int* exponents = reinterpret_cast<int*>(empty + STAGES);  // BM row exponents, then BN column exponents
 
     const int tid = threadIdx.x;
     const int warp = tid / 32;
-    // The tile of this block (step 09's rasterization), computed by each role after its setmaxnreg:
-    // a value live across setmaxnreg would be spilled.
-    auto tile_origin = [&] { return sgemm::rasterized_tile<BM, BN, GROUP_M>(M, N, blockIdx.x); };
+    // Split-K: block b computes tile b % tiles over k-tiles [split * k_tiles_per_split, ...) of
+    // split b / tiles. The tile (step 09's rasterization) is computed by each role after its
+    // setmaxnreg: a value live across setmaxnreg would be spilled.
+    const int tiles = sgemm::ceil_div(M, BM) * sgemm::ceil_div(N, BN);
+    const int split = blockIdx.x / tiles;
+    auto tile_origin = [&] { return sgemm::rasterized_tile<BM, BN, GROUP_M>(M, N, blockIdx.x % tiles); };
+    const int kt_begin = split * k_tiles_per_split;
+    const int kt_end = min(sgemm::ceil_div(K, BK), kt_begin + k_tiles_per_split);
 
     if (tid == 0) sgemm::init_stage_barriers(full, empty, STAGES, kConsumers);  // empty: every consumer thread arrives
     __syncthreads();
@@ -114,10 +161,11 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     if (warp >= kConsumers / 32) {
         // ---- producer warpgroup: step 11's, with two (four) boxes per k-tile.
         sgemm::setmaxnreg_dec<kProducerRegs>();
+        const auto [block_row, block_col] = tile_origin();
         if (tid == kConsumers) {
-            const auto [block_row, block_col] = tile_origin();
-            const int num_k_tiles = sgemm::ceil_div(K, BK);
-            for (int kt = 0, s = 0, round = 0; kt < num_k_tiles; ++kt) {
+            // The copies (the other producer threads hand the epilogue its scale exponents).
+            if (partials == nullptr) sgemm::named_barrier_arrive(kExponentBarrier, kConsumers + kProducerThreads);
+            for (int kt = kt_begin, s = 0, round = 0; kt < kt_end; ++kt) {
                 if (round > 0) sgemm::mbarrier_wait(&empty[s], (round - 1) & 1);
                 sgemm::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
                 sgemm::tma_load_2d(a_tile(s, 0), &a_big_map, &full[s], kt * BK, block_row);
@@ -128,6 +176,15 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
                 }
                 if (++s == STAGES) s = 0, ++round;
             }
+        } else if (partials == nullptr) {
+            // The exponents of the tile's rows and columns, read while the mainloop runs, so that
+            // the epilogue finds them in shared memory.
+            for (int i = tid - kConsumers - 1; i < BM + BN; i += kProducerThreads - 1) {
+                const int row = block_row + i, col = block_col + i - BM;
+                exponents[i] = i < BM ? (row < M ? scale_exponent(row_max, row) : 0)
+                                      : (col < N ? scale_exponent(col_max, col) : 0);
+            }
+            sgemm::named_barrier_arrive(kExponentBarrier, kConsumers + kProducerThreads);
         }
         return;
     }
@@ -135,7 +192,6 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     // ---- consumer warpgroups: warpgroup g computes rows 64 g .. 64 g + 63 of the block tile.
     sgemm::setmaxnreg_inc<kConsumerRegs>();
     const auto [block_row, block_col] = tile_origin();
-    const int num_k_tiles = sgemm::ceil_div(K, BK);
     const int wg = warp / 4;
     // The tensor cores add each product into D truncating, not rounding: over all of K that bias
     // grows with K (2.9e-5 at K = 4096 measured, 25x cuBLAS's error). So they accumulate only
@@ -146,7 +202,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     constexpr int kChunk = kPromote > 0 ? kPromote : 1;  // k-tiles per partial sum
 
     int pending = -1;  // a stage whose wgmma may still be reading it: released one k-tile later
-    for (int kt = 0, s = 0, phase = 0; kt < num_k_tiles; ++kt) {
+    for (int kt = kt_begin, s = 0, phase = 0; kt < kt_end; ++kt) {
         sgemm::mbarrier_wait(&full[s], phase);
         if constexpr (kSplitA) {
             // Split this warpgroup's 64 rows of A in place: big overwrites x, small goes to the
@@ -169,7 +225,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
         }
         sgemm::wgmma_fence();
         // The first product of a chunk overwrites `part` (scale-d = 0) instead of adding to it.
-        int accumulate = kPromote == 0 || kt % kChunk != 0;
+        int accumulate = kPromote == 0 || (kt - kt_begin) % kChunk != 0;
 #pragma unroll
         for (int kk = 0; kk < BK; kk += kWgK) {
             // Descriptors of this warpgroup's 64 rows of A and all BN rows of B^T, kk floats in.
@@ -189,7 +245,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
             accumulate = 1;
         }
         sgemm::wgmma_commit_group();
-        if (kPromote != 0 && (kt % kChunk == kChunk - 1 || kt == num_k_tiles - 1)) {
+        if (kPromote != 0 && ((kt - kt_begin) % kChunk == kChunk - 1 || kt == kt_end - 1)) {
             // The chunk is complete: wait for it (its stages are then read, too) and add it up.
             sgemm::wgmma_wait_group<0>();
             if (pending >= 0) sgemm::mbarrier_arrive(&empty[pending]);
@@ -212,22 +268,50 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     // columns 8 j + 2 (t % 4) + {0, 1} for j = 0 .. 15 (wgmma's accumulator layout).
     const int t = tid % 128;
     const int row = block_row + wg * kWgM + 16 * (t / 32) + (t % 32) / 4;
+    if (partials != nullptr) {
+        // Split-K: this k-range's sums, still scaled, to the workspace (M x N per split); the
+        // reduction adds the splits in order and finishes the epilogue.
+        float* p = partials + static_cast<std::size_t>(split) * M * N;
+#pragma unroll
+        for (int j = 0; j < kWgN / 8; ++j) {
+            const int col = block_col + 8 * j + 2 * (t % 4);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int r = row + 8 * h;
+                if (r >= M) continue;
+                float* q = p + static_cast<std::size_t>(r) * N + col;
+                if (col < N) q[0] = acc[4 * j + 2 * h];
+                if (col + 1 < N) q[1] = acc[4 * j + 2 * h + 1];
+            }
+        }
+        return;
+    }
+    // Undo the scaling: 2^(e_row + e_col), exact unless the result itself is subnormal.
+    sgemm::named_barrier_sync(kExponentBarrier, kConsumers + kProducerThreads);
+    const int local_row = wg * kWgM + 16 * (t / 32) + (t % 32) / 4;
+    const int e_row[2] = {exponents[local_row], exponents[local_row + 8]};
 #pragma unroll
     for (int j = 0; j < kWgN / 8; ++j) {
         const int col = block_col + 8 * j + 2 * (t % 4);
-        sgemm::store_c2(C, ldc, row, col, M, N, make_float2(acc[4 * j], acc[4 * j + 1]), alpha, beta, c_vec2_ok);
-        sgemm::store_c2(C, ldc, row + 8, col, M, N, make_float2(acc[4 * j + 2], acc[4 * j + 3]), alpha, beta,
-                        c_vec2_ok);
+        const int e0 = exponents[BM + 8 * j + 2 * (t % 4)], e1 = exponents[BM + 8 * j + 2 * (t % 4) + 1];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const float2 v = make_float2(mul_pow2(acc[4 * j + 2 * h], e_row[h] + e0),
+                                         mul_pow2(acc[4 * j + 2 * h + 1], e_row[h] + e1));
+            sgemm::store_c2(C, ldc, row + 8 * h, col, M, N, v, alpha, beta, c_vec2_ok);
+        }
     }
 }
 
 // src rows x cols (ld_src) -> big, small: the same (kTranspose = false) or transposed, pitch ld_dst
-// (a multiple of 4: TMA's 16-byte row pitch). small == nullptr: big only.
+// (a multiple of 4: TMA's 16-byte row pitch), each destination row r scaled by 2^-e(r) first
+// (max_bits: the scan's maxima of those rows; nullptr: no scaling). small == nullptr: big only.
 template <bool kTranspose, Tf32 kMode>
 __global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows)
-    sgemm_12_3xtf32_wgmma_split(int rows, int cols, const float* src, int ld_src, float* big, float* small,
-                                int ld_dst) {
+    sgemm_12_3xtf32_wgmma_split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits,
+                                float* big, float* small, int ld_dst) {
     sgemm::stage_tiles<kTranspose>(rows, cols, src, ld_src, [&](int row, int col, float x) {
+        if constexpr (kMode != Tf32::kCopy) x = mul_pow2(x, -scale_exponent(max_bits, row));
         const float hi = to_tf32<kMode>(x);
         const size_t at = static_cast<size_t>(row) * ld_dst + col;
         big[at] = hi;
@@ -235,102 +319,301 @@ __global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows)
     });
 }
 
+// ---- the scan: the largest finite magnitude of every row of A and every column of B, as bits
+// (atomicMax on the bits of non-negative floats; the maxima start at 0). One warp per work item,
+// its loads all independent (one memory latency per item, not one per load; indices past the end
+// are clamped to the last element instead of branched around, which would serialize the loads,
+// and a repeated element does not change a maximum): kScanSpanA
+// consecutive elements of a row of A, or kScanRowsB rows of 32 consecutive columns of B (a lane
+// per column). Every load instruction of a warp reads one contiguous 128-byte line.
+constexpr int kScanSpanA = 512, kScanRowsB = 16, kScanThreads = 256;
+__device__ __forceinline__ float finite_abs(float x) { return x == x ? fabsf(x) : 0.0f; }  // NaN: 0
+
+__global__ void __launch_bounds__(kScanThreads)
+    sgemm_12_3xtf32_wgmma_scan(int M, int N, int K, const float* __restrict__ A, int lda,
+                               const float* __restrict__ B, int ldb, unsigned* row_max, unsigned* col_max) {
+    const int lane = threadIdx.x % 32;
+    const long long a_pieces = sgemm::ceil_div(K, kScanSpanA), b_pieces = sgemm::ceil_div(K, kScanRowsB);
+    const long long a_items = M * a_pieces, b_items = sgemm::ceil_div(N, 32) * b_pieces;
+    const long long warps = static_cast<long long>(gridDim.x) * (kScanThreads / 32);
+    for (long long item = blockIdx.x * (kScanThreads / 32ll) + threadIdx.x / 32; item < a_items + b_items;
+         item += warps) {
+        float m = 0.0f;
+        if (item < a_items) {
+            const int row = static_cast<int>(item / a_pieces);
+            const int k0 = static_cast<int>(item % a_pieces) * kScanSpanA + lane;
+            const float* a = A + static_cast<std::size_t>(row) * lda;
+            float v[kScanSpanA / 32];  // all loads first: each one's own register, all in flight at once
+            if (k0 - lane + kScanSpanA <= K) {  // a whole piece: one base address, constant offsets
+#pragma unroll
+                for (int i = 0; i < kScanSpanA / 32; ++i) v[i] = a[k0 + 32 * i];
+            } else {
+#pragma unroll
+                for (int i = 0; i < kScanSpanA / 32; ++i) v[i] = a[min(k0 + 32 * i, K - 1)];
+            }
+#pragma unroll
+            for (int i = 0; i < kScanSpanA / 32; ++i) m = fmaxf(m, finite_abs(v[i]));
+            m = __uint_as_float(__reduce_max_sync(0xffffffffu, __float_as_uint(m)));
+            if (lane == 0 && m != 0.0f) atomicMax(&row_max[row], __float_as_uint(m));
+        } else {
+            const long long b_item = item - a_items;
+            const int col = static_cast<int>(b_item / b_pieces) * 32 + lane;
+            const int k0 = static_cast<int>(b_item % b_pieces) * kScanRowsB;
+            if (col < N) {
+                float v[kScanRowsB];
+                const float* b = B + static_cast<std::size_t>(k0) * ldb + col;
+                if (k0 + kScanRowsB <= K) {
+#pragma unroll
+                    for (int i = 0; i < kScanRowsB; ++i) v[i] = b[static_cast<std::size_t>(i) * ldb];
+                } else {
+#pragma unroll
+                    for (int i = 0; i < kScanRowsB; ++i) v[i] = b[static_cast<std::size_t>(min(i, K - 1 - k0)) * ldb];
+                }
+#pragma unroll
+                for (int i = 0; i < kScanRowsB; ++i) m = fmaxf(m, finite_abs(v[i]));
+                if (m != 0.0f) atomicMax(&col_max[col], __float_as_uint(m));
+            }
+        }
+    }
+}
+
+// ---- K below kMinTensorK: plain FP32. Per product, the split keeps x to within ~2^-22 |x|, so
+// the three products and the dropped small*small term can be off by up to 3 * 2^-22 |a b| = 12 u
+// |a b|; the FP32 bound allows (K + 2) u per element of |A||B|. With a factor of 2 left for the
+// tensor cores' truncating accumulation, the split needs K + 2 >= 24. At such a K the product is
+// bound by the stores of C anyway (2K flops per 4 bytes written is below the FFMA ridge), so FFMA
+// costs nothing: a block computes 32 x 128 outputs, a thread 4 rows x 4 consecutive columns
+// (one 16-byte store per row, 512 contiguous bytes per warp), summing k in order like the FFMA steps.
+constexpr int kMinTensorK = 22;
+constexpr int kSmallBM = 32, kSmallBN = 128, kSmallThreads = 256;
+
+__global__ void __launch_bounds__(kSmallThreads)
+    sgemm_12_3xtf32_wgmma_small_k(int M, int N, int K, float alpha, float beta, const float* A, int lda,
+                                  const float* B, int ldb, float* C, int ldc, bool c_vec_ok) {
+    constexpr int kMaxK = kMinTensorK - 1;
+    constexpr int kRowsPerThread = kSmallBM / (kSmallThreads / 32);
+    static_assert(kSmallBN == 4 * 32, "a warp covers the tile's columns with one float4 per lane");
+    // The block's whole A (32 x K) and B (K x 128) slices, loaded at once before any product (every
+    // load in flight together), zero outside the matrices.
+    __shared__ float As[kSmallBM][kMaxK];
+    __shared__ __align__(16) float Bs[kMaxK][kSmallBN];
+    const int tiles_n = sgemm::ceil_div(N, kSmallBN);
+    const int block_row = blockIdx.x / tiles_n * kSmallBM, block_col = blockIdx.x % tiles_n * kSmallBN;
+    for (int i = threadIdx.x; i < kSmallBM * K; i += kSmallThreads)
+        As[i / K][i % K] = sgemm::load_or_zero(A, lda, block_row + i / K, i % K, M, K);
+    for (int i = threadIdx.x; i < K * kSmallBN; i += kSmallThreads)
+        Bs[i / kSmallBN][i % kSmallBN] = sgemm::load_or_zero(B, ldb, i / kSmallBN, block_col + i % kSmallBN, K, N);
+    __syncthreads();
+
+    const int r0 = threadIdx.x / 32, c = 4 * (threadIdx.x % 32);
+    float4 acc[kRowsPerThread] = {};
+    for (int k = 0; k < K; ++k) {
+        const float4 b = *reinterpret_cast<const float4*>(&Bs[k][c]);
+#pragma unroll
+        for (int i = 0; i < kRowsPerThread; ++i) {
+            const float a = As[r0 + 8 * i][k];  // one address per warp: a broadcast
+            acc[i].x = fmaf(a, b.x, acc[i].x);
+            acc[i].y = fmaf(a, b.y, acc[i].y);
+            acc[i].z = fmaf(a, b.z, acc[i].z);
+            acc[i].w = fmaf(a, b.w, acc[i].w);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < kRowsPerThread; ++i)
+        sgemm::store_c4(C, ldc, block_row + r0 + 8 * i, block_col + c, M, N, acc[i], alpha, beta, c_vec_ok);
+}
+
+// ---- split-K's reduction: each element adds its splits' partial sums in split order (the same
+// bits on every run), undoes the scaling and applies alpha and beta.
+__global__ void __launch_bounds__(256)
+    sgemm_12_3xtf32_wgmma_reduce(int M, int N, int splits, const float* partials, const unsigned* row_max,
+                                 const unsigned* col_max, float alpha, float beta, float* C, int ldc) {
+    const std::size_t mn = static_cast<std::size_t>(M) * N;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < mn;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        float sum = 0.0f;
+        for (int s = 0; s < splits; ++s) sum += partials[s * mn + i];
+        const int row = static_cast<int>(i / N), col = static_cast<int>(i % N);
+        sgemm::store_c(C, ldc, row, col, M, N,
+                       mul_pow2(sum, scale_exponent(row_max, row) + scale_exponent(col_max, col)), alpha, beta);
+    }
+}
+
 // ---- host side
 
 using sgemm::align256;
 using sgemm::round_up4;
 
-// Workspace, each row K floats padded to 4: B^T_big, B^T_small (N rows), then A_big, A_small
-// (M rows) when the split kernel splits A too; when the kernel splits A itself, only a copy of A
-// with 16-byte aligned rows, and only if A's rows are not (TMA reads A directly otherwise).
+constexpr int kMinKTilesPerSplit = 8;  // a split's pipeline must run long enough to pay for its fill
+
+// What launch() runs on a shape: FFMA for small K, else the tensor-core GEMM, with K split over
+// `splits` blocks per tile when the tiles alone would leave SMs idle.
+struct Plan {
+    bool small_k = false;
+    int splits = 1, k_tiles_per_split = 0;
+};
+
+int multiprocessors() {
+    int device = 0, sms = 0;
+    sgemm::check(cudaGetDevice(&device));
+    sgemm::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return sms;
+}
+
+template <int BM, int BN, int BK>
+Plan plan(const sgemm::GemmArgs& a) {
+    if (a.K < kMinTensorK) return {.small_k = true};
+    const int k_tiles = sgemm::ceil_div(a.K, BK);
+    const long long tiles = sgemm::tile_total(a.M, a.N, BM, BN);
+    // One block per SM (its shared memory): with fewer tiles than SMs, split K until they are used,
+    // keeping every split at least kMinKTilesPerSplit k-tiles long.
+    const long long sms = multiprocessors();
+    int splits = 1;
+    if (tiles < sms) splits = static_cast<int>(std::max(1ll, std::min<long long>(sms / tiles, k_tiles / kMinKTilesPerSplit)));
+    const int per_split = sgemm::ceil_div(k_tiles, splits);
+    return {.small_k = false, .splits = sgemm::ceil_div(k_tiles, per_split), .k_tiles_per_split = per_split};
+}
+
+// Workspace, each piece 256-byte aligned: the row maxima of A (M) and column maxima of B (N); each
+// split row K floats padded to 4: B^T_big, B^T_small (N rows), then A_big, A_small (M rows) when
+// the split kernel splits A too (when the kernel splits A itself, only a copy of A with 16-byte
+// aligned rows, and only if A's rows are not); with split-K the partial sums, splits x M x N.
 std::size_t part_bytes(const sgemm::GemmArgs& a, int rows) {
     return align256(static_cast<std::size_t>(rows) * round_up4(a.K) * sizeof(float));
 }
+std::size_t maxima_bytes(const sgemm::GemmArgs& a) {
+    return align256(static_cast<std::size_t>(a.M) * sizeof(unsigned)) +
+           align256(static_cast<std::size_t>(a.N) * sizeof(unsigned));
+}
+std::size_t partial_bytes(const sgemm::GemmArgs& a, int splits) {
+    return splits > 1 ? align256(static_cast<std::size_t>(splits) * a.M * a.N * sizeof(float)) : 0;
+}
 bool a_needs_copy(const sgemm::GemmArgs& a) { return !sgemm::rows_are_16b_aligned(a.A, a.lda); }
-template <int kProducts, bool kSplitA>
+template <int BM, int BN, int BK, int kProducts, bool kSplitA>
 std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
+    const Plan p = plan<BM, BN, BK>(a);
+    if (p.small_k) return 0;
     const int parts = kProducts == 3 ? 2 : 1;
     const std::size_t a_bytes = kSplitA ? (a_needs_copy(a) ? part_bytes(a, a.M) : 0) : parts * part_bytes(a, a.M);
-    return parts * part_bytes(a, a.N) + a_bytes;
+    return maxima_bytes(a) + parts * part_bytes(a, a.N) + a_bytes + partial_bytes(a, p.splits);
 }
 
 template <bool kTranspose, Tf32 kMode>
-void split(int rows, int cols, const float* src, int ld_src, float* big, float* small, int ld_dst,
-           cudaStream_t stream) {
+void split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits, float* big, float* small,
+           int ld_dst, cudaStream_t stream) {
     sgemm::launch_checked(sgemm_12_3xtf32_wgmma_split<kTranspose, kMode>, sgemm::stage_grid(rows, cols),
-                          dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, rows, cols, src, ld_src, big, small,
-                          ld_dst);
+                          dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, rows, cols, src, ld_src, max_bits,
+                          big, small, ld_dst);
+}
+
+void launch_small_k(const sgemm::GemmArgs& args, cudaStream_t stream) {
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+    sgemm::launch_checked(sgemm_12_3xtf32_wgmma_small_k, dim3(sgemm::tile_count(M, N, kSmallBM, kSmallBN)),
+                          dim3(kSmallThreads), 0, stream, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
+                          sgemm::rows_are_16b_aligned(C, ldc));
 }
 
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
 void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
     const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+    const Plan p = plan<BM, BN, BK>(args);
+    if (p.small_k) return launch_small_k(args, stream);
     auto* kernel = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, kSplitA>;
     constexpr int smem = smem_bytes(BM, BN, BK, STAGES, kProducts);
     static const cudaError_t opt_in = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     sgemm::check(opt_in);
 
     char* ws = static_cast<char*>(workspace);
-    const auto take = [&](std::size_t bytes) { return reinterpret_cast<float*>(std::exchange(ws, ws + bytes)); };
+    const auto take = [&](std::size_t bytes) { return std::exchange(ws, ws + bytes); };
+    auto* row_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(M) * sizeof(unsigned))));
+    auto* col_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(N) * sizeof(unsigned))));
+    sgemm::check(cudaMemsetAsync(row_max, 0, maxima_bytes(args), stream));
+    {
+        const long long items = static_cast<long long>(M) * sgemm::ceil_div(K, kScanSpanA) +
+                                static_cast<long long>(sgemm::ceil_div(N, 32)) * sgemm::ceil_div(K, kScanRowsB);
+        const int blocks = static_cast<int>(std::min<long long>(sgemm::ceil_div(items, kScanThreads / 32), 32ll * multiprocessors()));
+        sgemm::launch_checked(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, M, N, K, A, lda, B,
+                              ldb, row_max, col_max);
+    }
+    // The variant that splits A in shared memory reads A unscaled: its rows keep exponent 0.
+    const unsigned* a_scale = kSplitA ? nullptr : row_max;
+
     const long long ld = round_up4(K);
-    float* b_big = take(part_bytes(args, N));
-    float* b_small = kProducts == 3 ? take(part_bytes(args, N)) : nullptr;
-    split<true, kMode>(K, N, B, ldb, b_big, b_small, static_cast<int>(ld), stream);
+    auto* b_big = reinterpret_cast<float*>(take(part_bytes(args, N)));
+    float* b_small = kProducts == 3 ? reinterpret_cast<float*>(take(part_bytes(args, N))) : nullptr;
+    split<true, kMode>(K, N, B, ldb, col_max, b_big, b_small, static_cast<int>(ld), stream);
     const float* a_big = A;  // kSplitA with aligned rows: TMA reads A as it is
     const float* a_small = nullptr;
     long long a_ld = lda;
     if (!kSplitA || a_needs_copy(args)) {
-        float* big = take(part_bytes(args, M));
-        float* small = !kSplitA && kProducts == 3 ? take(part_bytes(args, M)) : nullptr;
+        auto* big = reinterpret_cast<float*>(take(part_bytes(args, M)));
+        float* small = !kSplitA && kProducts == 3 ? reinterpret_cast<float*>(take(part_bytes(args, M))) : nullptr;
         if (kSplitA)
-            split<false, Tf32::kCopy>(M, K, A, lda, big, nullptr, static_cast<int>(ld), stream);
+            split<false, Tf32::kCopy>(M, K, A, lda, nullptr, big, nullptr, static_cast<int>(ld), stream);
         else
-            split<false, kMode>(M, K, A, lda, big, small, static_cast<int>(ld), stream);
+            split<false, kMode>(M, K, A, lda, row_max, big, small, static_cast<int>(ld), stream);
         a_big = big, a_small = small, a_ld = ld;
     }
+    float* partials = p.splits > 1 ? reinterpret_cast<float*>(take(partial_bytes(args, p.splits))) : nullptr;
 
-    auto map = [&](const float* p, int rows, long long pitch, int box_rows) {
-        return sgemm::make_tensor_map_2d(p ? p : b_big, rows, K, p ? pitch : ld, box_rows, BK, CU_TENSOR_MAP_SWIZZLE_64B);
+    using Box = Boxes<BM, BN, BK>;
+    auto map = [&](const float* ptr, int rows, long long pitch, sgemm::TmaBox box) {
+        return sgemm::make_tensor_map_2d(ptr ? ptr : b_big, rows, K, ptr ? pitch : ld, box, CU_TENSOR_MAP_SWIZZLE_64B);
     };
-    const CUtensorMap a_big_map = map(a_big, M, a_ld, BM), a_small_map = map(a_small, M, ld, BM);
-    const CUtensorMap b_big_map = map(b_big, N, ld, BN), b_small_map = map(b_small, N, ld, BN);
+    const CUtensorMap a_big_map = map(a_big, M, a_ld, Box::a), a_small_map = map(a_small, M, ld, Box::a);
+    const CUtensorMap b_big_map = map(b_big, N, ld, Box::b), b_small_map = map(b_small, N, ld, Box::b);
     const bool c_vec2_ok = reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && ldc % 2 == 0;
     const dim3 block((BM / kWgM) * 128 + kProducerThreads);
-    const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel
-    sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, a_big_map,
-                          a_small_map, b_big_map, b_small_map);
+    const dim3 grid(sgemm::tile_count(M, N, BM, BN) * p.splits);  // 1-D: rasterized in the kernel
+    sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, a_scale, col_max,
+                          p.k_tiles_per_split, partials, a_big_map, a_small_map, b_big_map, b_small_map);
+    if (partials) {
+        const std::size_t mn = static_cast<std::size_t>(M) * N;
+        const int blocks = static_cast<int>(std::min<std::size_t>((mn + 255) / 256, 32ull * multiprocessors()));
+        sgemm::launch_checked(sgemm_12_3xtf32_wgmma_reduce, dim3(blocks), dim3(256), 0, stream, M, N, p.splits, partials,
+                              a_scale, col_max, alpha, beta, C, ldc);
+    }
 }
 
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
 std::string describe(const sgemm::GemmArgs& args) {
+    const Plan p = plan<BM, BN, BK>(args);
+    if (p.small_k)
+        return "K < " + std::to_string(kMinTensorK) +
+               ": FP32 FFMA (the split's error would exceed the FP32 bound), 32x128 tile, thread 4x4";
     const char* a_split = kSplitA ? (a_needs_copy(args) ? "A copied, split in smem" : "A split in smem")
                                   : "A split in a pre-pass";
     return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + " tile, 2 warpgroups of wgmma " +
            "m64n128k8, " + std::to_string(kProducts) + "xTF32 (" +
            (kMode == Tf32::kRound ? "rounded" : "truncated") + " split, " + a_split + "), " +
+           (kSplitA ? "columns of B" : "rows of A and columns of B") + " scaled by powers of two, " +
            (kPromote ? "FADD every " + std::to_string(kPromote * BK) + " k" : std::string("no promotion")) + ", " +
-           std::to_string(STAGES) + " TMA stages, group " + std::to_string(GROUP_M);
+           std::to_string(STAGES) + " TMA stages, group " + std::to_string(GROUP_M) +
+           (p.splits > 1 ? ", split-K " + std::to_string(p.splits) + " x " + std::to_string(p.k_tiles_per_split * BK) +
+                               " k, reduced in split order"
+                         : "");
 }
 
-// The split copies' pitch K rounded up to 4 is an int.
+// The split copies' pitch K rounded up to 4 is an int; the small-K kernel's tiles fit a 1-D grid.
 template <int BM, int BN, int BK>
 std::string can_implement(const sgemm::GemmArgs& a) {
+    if (a.K < kMinTensorK) return sgemm::fits_int_tiles<kSmallBM, kSmallBN, 1, true>(a);
     if (round_up4(a.K) > INT_MAX) return "K at most 2^31 - 4 (split copies)";
     return sgemm::fits_int_tiles<BM, BN, BK, true>(a);
 }
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 12, .name = "3xtf32_wgmma", .idea = "FP32 from TF32 tensor cores: operands split into big + small, 3 wgmma products per k-step, fed by step 11's TMA producer", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration{{.number = 12, .name = "3xtf32_wgmma", .idea = "FP32 from TF32 tensor cores: operands split into big + small, 3 wgmma products per k-step, fed by step 11's TMA producer", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
 #ifdef SGEMM_TUNING
-static const sgemm::Registration registration_1200{{.number = 1200, .name = "3xtf32_wgmma_1xtf32", .idea = "step 12 with one product (big * big): TF32 speed and TF32 error", .launch = launch<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<1, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kTf32}};
-static const sgemm::Registration registration_1201{{.number = 1201, .name = "3xtf32_wgmma_truncated_split", .idea = "step 12 with the split truncated instead of rounded", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1202{{.number = 1202, .name = "3xtf32_wgmma_no_promotion", .idea = "step 12 with the tensor cores accumulating all of K (no FADD of partial sums)", .launch = launch<128, 128, 16, 4, 8, 3, 0, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 0, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1203{{.number = 1203, .name = "3xtf32_wgmma_promote16", .idea = "step 12 adding the partial sums every 16 k instead of 32", .launch = launch<128, 128, 16, 4, 8, 3, 1, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 1, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1204{{.number = 1204, .name = "3xtf32_wgmma_promote64", .idea = "step 12 adding the partial sums every 64 k", .launch = launch<128, 128, 16, 4, 8, 3, 4, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 4, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1205{{.number = 1205, .name = "3xtf32_wgmma_split_a_in_smem", .idea = "step 12 with A split by the consumer warpgroups in shared memory instead of the pre-pass", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, true>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, true>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<3, true>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1206{{.number = 1206, .name = "3xtf32_wgmma_s7", .idea = "step 12 with 7 stages", .launch = launch<128, 128, 16, 7, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 7, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1207{{.number = 1207, .name = "3xtf32_wgmma_s6", .idea = "step 12 with 6 stages", .launch = launch<128, 128, 16, 6, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 6, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1208{{.number = 1208, .name = "3xtf32_wgmma_s3", .idea = "step 12 with 3 stages", .launch = launch<128, 128, 16, 3, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 3, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1209{{.number = 1209, .name = "3xtf32_wgmma_s5", .idea = "step 12 with 5 stages", .launch = launch<128, 128, 16, 5, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 5, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1200{{.number = 1200, .name = "3xtf32_wgmma_1xtf32", .idea = "step 12 with one product (big * big): TF32 speed and TF32 error", .launch = launch<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 1, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kTf32}};
+static const sgemm::Registration registration_1201{{.number = 1201, .name = "3xtf32_wgmma_truncated_split", .idea = "step 12 with the split truncated instead of rounded", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1202{{.number = 1202, .name = "3xtf32_wgmma_no_promotion", .idea = "step 12 with the tensor cores accumulating all of K (no FADD of partial sums)", .launch = launch<128, 128, 16, 4, 8, 3, 0, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 0, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1203{{.number = 1203, .name = "3xtf32_wgmma_promote16", .idea = "step 12 adding the partial sums every 16 k instead of 32", .launch = launch<128, 128, 16, 4, 8, 3, 1, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 1, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1204{{.number = 1204, .name = "3xtf32_wgmma_promote64", .idea = "step 12 adding the partial sums every 64 k", .launch = launch<128, 128, 16, 4, 8, 3, 4, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 4, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1205{{.number = 1205, .name = "3xtf32_wgmma_split_a_in_smem", .idea = "step 12 with A split by the consumer warpgroups in shared memory instead of the pre-pass", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, true>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, true>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, true>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1206{{.number = 1206, .name = "3xtf32_wgmma_s7", .idea = "step 12 with 7 stages", .launch = launch<128, 128, 16, 7, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 7, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1207{{.number = 1207, .name = "3xtf32_wgmma_s6", .idea = "step 12 with 6 stages", .launch = launch<128, 128, 16, 6, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 6, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1208{{.number = 1208, .name = "3xtf32_wgmma_s3", .idea = "step 12 with 3 stages", .launch = launch<128, 128, 16, 3, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 3, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1209{{.number = 1209, .name = "3xtf32_wgmma_s5", .idea = "step 12 with 5 stages", .launch = launch<128, 128, 16, 5, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 5, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
 #endif

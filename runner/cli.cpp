@@ -125,12 +125,32 @@ std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& ke
     return chosen;
 }
 
+std::vector<Distribution> select_distributions(const std::vector<std::string>& keys) {
+    std::vector<Distribution> chosen;
+    auto add = [&](Distribution d) {
+        if (std::find(chosen.begin(), chosen.end(), d) == chosen.end()) chosen.push_back(d);
+    };
+    for (const auto& key : keys) {
+        for (const auto& part : split(key, ',')) {
+            if (part == "all") {
+                for (const DistributionInfo& d : kDistributions) add(d.id);
+            } else if (const std::optional<Distribution> d = find_distribution(part)) {
+                add(*d);
+            } else {
+                throw UsageError("unknown --init '" + part + "'. Valid distributions: " + distribution_names() +
+                                 " (or all)");
+            }
+        }
+    }
+    return chosen;
+}
+
 bool parse_options(int argc, const char* const* argv, Options& out) {
     CLI::App app{
         "sgemm_runner: runs the sgemm-steps kernels (row-major C = alpha*A*B + beta*C, FP32), checks each\n"
         "against a float64 reference, and times it next to cuBLAS in the same run.\n"
         "Exit codes: 0 all checks passed, 1 a kernel failed its check, 2 bad usage, 3 CUDA/runtime error."};
-    std::vector<std::string> sizes;
+    std::vector<std::string> sizes, inits;
     app.add_option("-k,--kernel", out.kernels,
                    "Kernels to run: a number (7), a name (warptiling, 07_warptiling), a comma list, or 'all'. "
                    "cuBLAS (0) always runs as the baseline")
@@ -142,8 +162,14 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
     app.add_option("--warmup", out.warmup, "Untimed launches before timing (0 or more)")->capture_default_str();
     app.add_option("--reps", out.reps, "Timed launches (at least 1); the median and minimum are reported")
         ->capture_default_str();
-    app.add_option("--seed", out.seed, "Seed of the random inputs (uniform in [-1, 1), fresh for each size)")
+    app.add_option("--seed", out.seed, "Seed of the random inputs (fresh for each size and matrix)")
         ->capture_default_str();
+    std::string init_help =
+        "Distribution of the inputs A, B, C0: a name, a comma list, or 'all' (repeatable; one table per size and "
+        "distribution; docs/verification.md):";
+    for (const DistributionInfo& d : kDistributions)
+        init_help += "\n  " + std::string(d.name) + ": " + std::string(d.summary);
+    app.add_option("--init", inits, init_help)->default_str("uniform");
     app.add_option("--json", out.json,
                    "Also write the results to this JSON file (docs/json-format.md); with --list, the registry as "
                    "JSON ('-' for standard output)");
@@ -172,6 +198,7 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
     }
     out.sizes.clear();
     for (const auto& s : sizes) out.sizes.push_back(parse_size(s));
+    if (!inits.empty()) out.inits = select_distributions(inits);
     // Range checks with plain messages (CLI11's ranges print DBL_MAX in full).
     if (out.reps < 1) throw UsageError("--reps must be at least 1");
     if (out.warmup < 0) throw UsageError("--warmup must be 0 or more");

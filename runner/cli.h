@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/registry.h"
+#include "distribution.h"
 
 namespace sgemm {
 
@@ -41,6 +42,7 @@ struct Options {
     int offset = 0;   // A, B and C start this many floats after an aligned allocation
     bool verbose = false;
     bool tune = false;
+    std::vector<Distribution> inits{Distribution::kUniform};  // --init: one table per size and distribution
 };
 
 // Parses argv. Returns false when the program should exit 0 at once (--help
@@ -53,6 +55,10 @@ bool parse_options(int argc, const char* const* argv, Options& out);
 // here: the runner always times it as the baseline. Throws UsageError that
 // lists the valid kernels on an unknown one.
 std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& keys);
+
+// Resolves --init entries (names, comma lists, "all") in the order given, without duplicates.
+// Throws UsageError that lists the valid names on an unknown one.
+std::vector<Distribution> select_distributions(const std::vector<std::string>& keys);
 
 // "  0  cublas          cuBLAS SGEMM ..." one line per registered kernel.
 std::string kernel_list();

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/check.h"
@@ -17,20 +18,11 @@ namespace {
 
 std::size_t elems(long long a, long long b) { return static_cast<std::size_t>(a) * static_cast<std::size_t>(b); }
 
-__host__ __device__ std::uint64_t splitmix64(std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
-// Uniform in [-1, 1) on a 2^-23 grid: exact in FP32 (and FP64), never zero-heavy.
-__global__ void fill_uniform(float* p, std::size_t n, std::uint64_t seed) {
+// Every element of a whole buffer (offset, view, padding, guard): see element_value.
+__global__ void fill(float* p, std::size_t n, FillSpec spec) {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x) {
-        const std::uint64_t bits = splitmix64(seed ^ splitmix64(i)) >> 40;  // 24 random bits
-        p[i] = static_cast<float>(static_cast<double>(bits) * (1.0 / 8388608.0) - 1.0);
-    }
+         i += std::size_t(gridDim.x) * blockDim.x)
+        p[i] = element_value(spec, i);
 }
 
 __global__ void fill_value(float* p, std::size_t n, float value) {
@@ -73,21 +65,26 @@ __global__ void count_outside_changes(const float* buffer, const float* expected
 
 struct DeviceStats {
     double sum_sq_diff, sum_sq_ref, sum_sq_abs_ref;
-    unsigned long long nonfinite, violations, max_abs_diff_bits;  // non-negative doubles order like their bits
+    unsigned long long nonfinite, violations, missed_nonfinite, inexact;
+    unsigned long long max_abs_diff_bits;  // non-negative doubles order like their bits
 };
 
 // The same accumulation as verify.cpp's compare_host, in parallel.
 // C is the M x N view with leading dimension ldc; R, Rabs and base are dense M x N.
 __global__ void compare(const float* C, int ldc, int N, const double* R, const double* Rabs, const float* base,
-                        std::size_t n, double gamma, DeviceStats* out) {
+                        std::size_t n, double gamma, double exact_limit, DeviceStats* out) {
     double diff = 0, ref = 0, abs_ref = 0, max_base = 0;
-    unsigned long long nonfinite = 0, violations = 0;
+    unsigned long long nonfinite = 0, violations = 0, missed = 0, inexact = 0;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x) {
         const double r = R[i], ra = Rabs[i];
+        const float c = C[i / N * ldc + i % N];
+        if (!isfinite(r)) {  // an Inf or NaN input reached this element: C must not be finite
+            missed += isfinite(c);
+            continue;
+        }
         ref += r * r;
         abs_ref += ra * ra;
-        const float c = C[i / N * ldc + i % N];
         if (!isfinite(c)) {
             ++nonfinite;
             continue;
@@ -95,6 +92,7 @@ __global__ void compare(const float* C, int ldc, int N, const double* R, const d
         const double d = static_cast<double>(c) - r;
         diff += d * d;
         if (fabs(d) > gamma * ra) ++violations;
+        if (ra <= exact_limit && d != 0) ++inexact;
         if (base) max_base = fmax(max_base, fabs(static_cast<double>(c) - static_cast<double>(base[i])));
     }
     for (int offset = 16; offset > 0; offset /= 2) {
@@ -104,6 +102,8 @@ __global__ void compare(const float* C, int ldc, int N, const double* R, const d
         max_base = fmax(max_base, __shfl_down_sync(0xffffffffu, max_base, offset));
         nonfinite += __shfl_down_sync(0xffffffffu, nonfinite, offset);
         violations += __shfl_down_sync(0xffffffffu, violations, offset);
+        missed += __shfl_down_sync(0xffffffffu, missed, offset);
+        inexact += __shfl_down_sync(0xffffffffu, inexact, offset);
     }
     if (threadIdx.x % 32 == 0) {
         atomicAdd(&out->sum_sq_diff, diff);
@@ -111,6 +111,8 @@ __global__ void compare(const float* C, int ldc, int N, const double* R, const d
         atomicAdd(&out->sum_sq_abs_ref, abs_ref);
         atomicAdd(&out->nonfinite, nonfinite);
         atomicAdd(&out->violations, violations);
+        atomicAdd(&out->missed_nonfinite, missed);
+        atomicAdd(&out->inexact, inexact);
         unsigned long long bits;
         std::memcpy(&bits, &max_base, sizeof bits);
         atomicMax(&out->max_abs_diff_bits, bits);
@@ -132,11 +134,6 @@ const float kPoison = [] {
     std::memcpy(&f, &bits, sizeof f);
     return f;
 }();
-
-std::uint64_t matrix_seed(std::uint64_t seed, Size s, int which) {
-    return splitmix64(seed ^ splitmix64((std::uint64_t(s.M) << 42) ^ (std::uint64_t(s.N) << 21) ^ s.K) ^
-                      splitmix64(which));
-}
 
 cublasHandle_t reference_handle() {
     static cublasHandle_t h = [] {
@@ -215,8 +212,8 @@ GemmArgs Problem::args_for(Size s, float alpha, float beta, Layout layout) {
 }
 
 Problem::Problem(Size size, float alpha, float beta, std::uint64_t seed, bool with_reference, Layout layout,
-                 std::size_t workspace_bytes)
-    : size_(size), alpha_(alpha), beta_(beta), with_reference_(with_reference), layout_(layout) {
+                 std::size_t workspace_bytes, Distribution init)
+    : size_(size), alpha_(alpha), beta_(beta), with_reference_(with_reference), layout_(layout), init_(init) {
     ensure_fits(size, with_reference, layout, workspace_bytes);
     const Extents e = extents(size, layout);
     check(cudaStreamCreateWithFlags(&stream_holder_.s, cudaStreamNonBlocking));
@@ -231,14 +228,17 @@ Problem::Problem(Size size, float alpha, float beta, std::uint64_t seed, bool wi
     args_ = view_args(size, alpha, beta, layout, A_.get(), B_.get(), C_.get());
     // The whole buffers are random, padding and guard included: a kernel that reads padding as
     // if it were data gets a wrong result.
-    fill_uniform<<<grid_for(e.a), kThreads, 0, stream_>>>(A_.get(), e.a, matrix_seed(seed, size, 0));
-    fill_uniform<<<grid_for(e.b), kThreads, 0, stream_>>>(B_.get(), e.b, matrix_seed(seed, size, 1));
-    fill_uniform<<<grid_for(e.c), kThreads, 0, stream_>>>(C0_.get(), e.c, matrix_seed(seed, size, 2));
+    for (const auto& [buffer, which, ld] : {std::tuple{&A_, Operand::kA, e.lda}, std::tuple{&B_, Operand::kB, e.ldb},
+                                            std::tuple{&C0_, Operand::kC0, e.ldc}})
+        fill<<<grid_for(buffer->size()), kThreads, 0, stream_>>>(
+            buffer->get(), buffer->size(), fill_spec(init, which, size.M, size.N, size.K, ld, layout.offset, seed));
     check(cudaGetLastError());
 
     if (with_reference) {
         // R = alpha A B + beta C0 and Rabs = |alpha||A||B| + |beta||C0| in float64
-        // (cuBLAS DGEMM on upcast inputs: exact inputs, ~1e-16 rounding), dense M x N.
+        // (cuBLAS DGEMM on upcast inputs: exact inputs, ~1e-16 rounding), dense M x N. Inf and NaN
+        // inputs (--init special) reach R through plain arithmetic; with alpha = 0, BLAS allows
+        // DGEMM not to read A and B at all.
         DeviceBuffer<double> Ad(e.a), Bd(e.b);
         R_ = DeviceBuffer<double>(e.mn);
         Rabs_ = DeviceBuffer<double>(e.mn);
@@ -324,7 +324,8 @@ CheckResult Problem::verify() const {
     const std::size_t mn = elems(size_.M, size_.N);
     compare<<<grid_for(mn), kThreads, 0, stream_>>>(args_.C, args_.ldc, size_.N, R_.get(), Rabs_.get(),
                                                     have_base_ ? base_.get() : nullptr, mn,
-                                                    componentwise_gamma(size_.K), d.get());
+                                                    componentwise_gamma(size_.K), exact_limit(init_, alpha_, beta_),
+                                                    d.get());
     const std::size_t view_end = layout_.offset + elems(size_.M, args_.ldc);
     count_outside_changes<<<grid_for(C_.size()), kThreads, 0, stream_>>>(
         C_.get(), beta_ == 0.0f ? nullptr : C0_.get(), kPoison, C_.size(), layout_.offset, args_.ldc, size_.N,
@@ -337,7 +338,13 @@ CheckResult Problem::verify() const {
     check(cudaStreamSynchronize(stream_));
 
     CheckResult r;
-    r.stats = {h.sum_sq_diff, h.sum_sq_ref, h.sum_sq_abs_ref, h.nonfinite, h.violations};
+    r.stats = {.sum_sq_diff = h.sum_sq_diff,
+               .sum_sq_ref = h.sum_sq_ref,
+               .sum_sq_abs_ref = h.sum_sq_abs_ref,
+               .nonfinite = h.nonfinite,
+               .violations = h.violations,
+               .missed_nonfinite = h.missed_nonfinite,
+               .inexact = h.inexact};
     r.rel_err = relative_error(r.stats);
     std::memcpy(&r.max_abs_diff_base, &h.max_abs_diff_bits, sizeof(double));
     if (h.nonfinite) r.max_abs_diff_base = std::nan("");

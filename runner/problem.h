@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "common/registry.h"
 #include "device_buffer.h"
+#include "distribution.h"
 #include "verify.h"
 
 namespace sgemm {
@@ -36,8 +37,9 @@ struct Timing {
 
 struct CheckResult {
     ErrorStats stats;
-    double rel_err = 0;            // ||C - R|| / ||R|| (NaN when C holds NaN/Inf)
-    double max_abs_diff_base = 0;  // max |C - baseline| when a baseline was kept (NaN if non-finite)
+    double rel_err = 0;            // ||C - R|| / ||R|| over finite R (NaN when C is NaN/Inf where R is finite)
+    double max_abs_diff_base = 0;  // max |C - baseline| over finite R, when a baseline was kept (NaN if C is
+                                   // non-finite there)
     std::uint64_t outside_writes = 0;  // elements of C's buffer outside the M x N view that changed
     bool pass = false;
 };
@@ -51,10 +53,10 @@ Launcher launcher_of(const KernelInfo& kernel, const GemmArgs& args);
 
 class Problem {
 public:
-    // Throws DoesNotFitError when the buffers (and, for timing, the L2 flush
-    // buffer and `workspace_bytes`) would not fit in the device's free memory.
+    // Inputs drawn from `init` (distribution.h). Throws DoesNotFitError when the buffers (and, for
+    // timing, the L2 flush buffer and `workspace_bytes`) would not fit in the device's free memory.
     Problem(Size size, float alpha, float beta, std::uint64_t seed, bool with_reference, Layout layout = {},
-            std::size_t workspace_bytes = 0);
+            std::size_t workspace_bytes = 0, Distribution init = Distribution::kUniform);
     Problem(const Problem&) = delete;
     Problem& operator=(const Problem&) = delete;
 
@@ -93,6 +95,7 @@ public:
     Size size() const { return size_; }
     float alpha() const { return alpha_; }
     float beta() const { return beta_; }
+    Distribution init() const { return init_; }
     const float* A() const { return args_.A; }
     const float* B() const { return args_.B; }
     float* C() { return args_.C; }
@@ -112,6 +115,7 @@ private:
     float alpha_, beta_;
     bool with_reference_;
     Layout layout_;
+    Distribution init_;
     Stream stream_holder_;
     cudaStream_t stream_ = nullptr;
     DeviceBuffer<float> A_, B_, C0_, C_, base_;  // A, B, C0, C: whole buffers (padding, offset, guard)

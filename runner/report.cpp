@@ -27,11 +27,12 @@ struct adl_serializer<std::optional<T>> {
 namespace sgemm {
 
 // Every key is required when reading (a malformed file throws), except the fields that
-// schema sgemm-steps/2 added to results, which default (older files stay readable).
+// schema sgemm-steps/2 and --init added, which default (older files stay readable).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceInfo, index, name, compute_capability, sm_count, sm_clock_max_mhz,
                                    mem_clock_max_mhz, sm_clock_now_mhz, mem_clock_now_mhz, mem_bus_bits, l2_bytes,
                                    global_mem_bytes, driver_version, cuda_driver, cuda_runtime, cublas)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Settings, alpha, beta, warmup, reps, seed, l2, check, ld_pad, offset)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Settings, alpha, beta, warmup, reps, seed, l2, check, ld_pad, offset,
+                                                init)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, git_commit, git_dirty, build_type, cuda_architectures, cuda_compiler,
                                    cxx_compiler, tuning)
 
@@ -62,7 +63,10 @@ void to_json(nlohmann::json& j, const Result& r) {
          {"mem_clock_before_mhz", r.mem_clock_before_mhz},
          {"mem_clock_after_mhz", r.mem_clock_after_mhz},
          {"tune_candidate", r.tune_candidate},
-         {"picked", r.picked}};
+         {"picked", r.picked},
+         {"init", r.init},
+         {"missed_nonfinite", r.missed_nonfinite},
+         {"inexact", r.inexact}};
 }
 
 void from_json(const nlohmann::json& j, Result& r) {
@@ -96,6 +100,9 @@ void from_json(const nlohmann::json& j, Result& r) {
         if (j.contains(key)) j.at(key).get_to(*field);
     r.tune_candidate = j.value("tune_candidate", false);
     r.picked = j.value("picked", false);
+    r.init = j.value("init", defaults.init);
+    r.missed_nonfinite = j.value("missed_nonfinite", defaults.missed_nonfinite);
+    r.inexact = j.value("inexact", defaults.inexact);
 }
 
 nlohmann::json to_json(const Report& r) {
@@ -156,9 +163,11 @@ std::string table_row(const Result& r) {
                   r.median_ms, r.tflops, r.pct_cublas, num(r.rel_err).c_str(), num(r.bound).c_str(),
                   num(r.cublas_rel_err).c_str(), num(r.max_abs_diff_cublas).c_str(), r.status.c_str());
     std::string row = buf;
-    if (r.nonfinite || r.componentwise_violations)
-        row += " (" + std::to_string(r.nonfinite) + " NaN/Inf, " + std::to_string(r.componentwise_violations) +
-               " outside the componentwise bound)";
+    if (r.nonfinite || r.missed_nonfinite || r.componentwise_violations || r.inexact)
+        row += " (" + std::to_string(r.nonfinite) + " NaN/Inf where R is finite, " +
+               std::to_string(r.missed_nonfinite) + " finite where R is NaN/Inf, " +
+               std::to_string(r.componentwise_violations) + " outside the componentwise bound" +
+               (r.inexact ? ", " + std::to_string(r.inexact) + " not exact" : std::string()) + ")";
     if (r.outside_writes) row += " (" + std::to_string(r.outside_writes) + " elements written outside the C view)";
     return row + "\n";
 }

@@ -38,6 +38,7 @@ struct Settings {
     bool check = true;
     int ld_pad = 0;  // lda = K + ld_pad, ldb = ldc = N + ld_pad
     int offset = 0;  // floats between an aligned allocation and A, B, C
+    std::vector<std::string> init{"uniform"};  // the input distributions (--init), in the order run
     friend bool operator==(const Settings&, const Settings&) = default;
 };
 
@@ -60,7 +61,7 @@ struct Result {
     int M = 0, N = 0, K = 0;
     double median_ms = 0, min_ms = 0, tflops = 0, pct_cublas = 0;
     std::optional<double> rel_err, bound, cublas_rel_err, max_abs_diff_cublas;  // null when unchecked / non-finite
-    std::uint64_t nonfinite = 0, componentwise_violations = 0;
+    std::uint64_t nonfinite = 0, componentwise_violations = 0;  // NaN/Inf where R is finite; outside the bound
     std::string status;  // PASS, FAIL, UNCHECKED, N/A
     std::uint64_t outside_writes = 0;  // elements of C's buffer outside the M x N view that changed
     std::string config;            // the kernel's describe() for this size
@@ -71,6 +72,9 @@ struct Result {
     std::optional<int> mem_clock_before_mhz, mem_clock_after_mhz;
     bool tune_candidate = false;   // a --tune row: one candidate configuration, not the kernel's own launch
     bool picked = false;           // with tune_candidate: the configuration the kernel's launch() picks
+    std::string init = "uniform";  // the distribution of the inputs (--init)
+    std::uint64_t missed_nonfinite = 0;  // finite elements where R is NaN/Inf
+    std::uint64_t inexact = 0;           // elements that had to equal R exactly (integers) and did not
     friend bool operator==(const Result&, const Result&) = default;
 };
 

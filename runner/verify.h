@@ -5,14 +5,16 @@
 #include <cstdint>
 #include <span>
 
+#include "distribution.h"
+
 namespace sgemm {
 
 // FP32 unit roundoff u = 2^-24.
 inline constexpr double kFp32UnitRoundoff = 1.0 / 16777216.0;
 
 // The pass bound on the normwise error ||C - R||_F / max(||R||_F, ||Rabs||_F / sqrt(K))
-// of an FP32 GEMM with inner dimension K (the scale equals ||R||_F on any real
-// problem; see passes()). Justified in verify.cpp.
+// of an FP32 GEMM with inner dimension K (the scale equals ||R||_F unless R cancels, as
+// with --init cancel; see passes()). Justified in verify.cpp.
 double normwise_bound(int K);
 
 // The bound a TF32-only computation (Precision::kTf32, a tuning-build experiment) is held to
@@ -24,24 +26,48 @@ double tf32_normwise_bound(int K);
 // summation order (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3).
 double componentwise_gamma(int K);
 
-// What a comparison of a result C against the reference R accumulates.
+// What a comparison of a result C against the reference R accumulates. Elements where R is NaN
+// or Inf (an Inf or NaN input reached them: --init special) only count in missed_nonfinite when
+// C is finite there; they are left out of everything else.
 struct ErrorStats {
-    double sum_sq_diff = 0;         // sum (C - R)^2 over finite elements
-    double sum_sq_ref = 0;          // sum R^2
-    double sum_sq_abs_ref = 0;      // sum Rabs^2, Rabs = |alpha||A||B| + |beta||C0|
-    std::uint64_t nonfinite = 0;    // NaN or Inf elements of C (unwritten elements stay NaN)
+    double sum_sq_diff = 0;         // sum (C - R)^2 over elements where both are finite
+    double sum_sq_ref = 0;          // sum R^2 over finite R
+    double sum_sq_abs_ref = 0;      // sum Rabs^2 over finite R, Rabs = |alpha||A||B| + |beta||C0|
+    std::uint64_t nonfinite = 0;    // NaN or Inf elements of C where R is finite (unwritten elements stay NaN)
     std::uint64_t violations = 0;   // elements outside the componentwise bound
+    std::uint64_t missed_nonfinite = 0;  // finite elements of C where R is NaN or Inf
+    std::uint64_t inexact = 0;      // elements that must equal R exactly (exact_limit) but do not
 };
 
-// The reported error: ||C - R||_F / ||R||_F.
+// The reported error: ||C - R||_F / ||R||_F (over the finite part of R; NaN if C is non-finite
+// where R is finite).
 double relative_error(const ErrorStats& s);
 
-// Pass iff every element is finite, inside the componentwise bound, and the
-// normwise error (against a cancellation-safe scale) is within normwise_bound(K).
+// The normwise error the pass criteria bound: ||C - R||_F / max(||R||_F, ||Rabs||_F / sqrt(K)).
+// Equals relative_error() unless R cancels (see passes()).
+double normwise_error(const ErrorStats& s, int K);
+
+// Pass iff C is non-finite exactly where R is, every other element is inside the componentwise
+// bound (and exact where exactness is required), and normwise_error is within normwise_bound(K).
 bool passes(const ErrorStats& s, int K);
+
+// The rule for a TF32-only computation (Precision::kTf32): non-finite exactly where R is, and
+// normwise_error within tf32_normwise_bound(K). Neither the componentwise nor the exactness check.
+bool passes_tf32(const ErrorStats& s, int K);
+
+// exact_limit() when no element has to be exact.
+inline constexpr double kNoExactness = -1.0;
+
+// With `integers` inputs (every product and partial sum an integer below 2^24) and alpha and beta
+// each 0 or a power of two (of either sign), every value an FP32 kernel forms for element (i, j),
+// whatever its order, is a multiple of g = min(|alpha|, |beta|) (of the nonzero ones) of magnitude
+// at most Rabs_ij; up to 2^24 g (and FLT_MAX) all such values are exact in FP32, so C_ij must
+// equal R_ij exactly wherever Rabs_ij <= exact_limit. kNoExactness otherwise.
+double exact_limit(Distribution d, float alpha, float beta);
 
 // Host reference implementation of the accumulation (the GPU does the same in
 // problem.cu for large problems); used by the CPU tests.
-ErrorStats compare_host(std::span<const float> C, std::span<const double> R, std::span<const double> Rabs, int K);
+ErrorStats compare_host(std::span<const float> C, std::span<const double> R, std::span<const double> Rabs, int K,
+                        double exact_limit = kNoExactness);
 
 }  // namespace sgemm

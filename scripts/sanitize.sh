@@ -8,7 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # Odd shapes; a deep-K one (split-K configurations and their reduction) and a matrix-vector one.
 MEMCHECK_SHAPES=('257,255,263' '33,4097,17' '1,1,1' '64,64,8192' '1000,1,3000')
-RACE_SHAPES=('129,131,67' '64,64,4099')  # racecheck is slow: small, odd; the second one deep (split-K)
+RACE_SHAPES=('129,131,67' '64,64,4099' '77,300,9')  # racecheck is slow: small, odd; deep (split-K); K below 16
 RACE_FROM=7             # racecheck and synccheck for kernels numbered 7 and above
 
 usage() {

@@ -52,6 +52,7 @@ TEST(ParseOptions, Defaults) {
     EXPECT_TRUE(o.check);
     EXPECT_FALSE(o.hot_l2);
     EXPECT_FALSE(o.list);
+    EXPECT_EQ(o.inits, std::vector<Distribution>{Distribution::kUniform});
 }
 
 TEST(ParseOptions, AllOptions) {
@@ -132,8 +133,27 @@ TEST(ParseOptions, HelpReturnsFalse) {
     const std::string help = testing::internal::GetCapturedStdout();
     for (const char* opt : {"--kernel", "--size", "--alpha", "--beta", "--warmup", "--reps", "--seed", "--json",
                             "--list", "--device", "--no-check", "--hot-l2", "--ld-pad", "--offset", "--verbose",
-                            "--tune"})
+                            "--tune", "--init"})
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
+    for (const DistributionInfo& d : kDistributions) EXPECT_NE(help.find(d.name), std::string::npos) << d.name;
+}
+
+TEST(ParseOptions, InitNamesListsAndAll) {
+    EXPECT_EQ(parse({"--init", "wide"}).inits, std::vector<Distribution>{Distribution::kWide});
+    EXPECT_EQ(parse({"--init", "special,integers", "--init", "tiny", "--init", "integers"}).inits,
+              (std::vector<Distribution>{Distribution::kSpecial, Distribution::kIntegers, Distribution::kTiny}));
+    const std::vector<Distribution> all = parse({"--init", "all"}).inits;
+    ASSERT_EQ(all.size(), kDistributions.size());
+    for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i], kDistributions[i].id);
+}
+
+TEST(ParseOptions, UnknownInitListsValidNames) {
+    for (const char* bad : {"bogus", "uniform,bogus", "", "Uniform"}) {
+        const std::string msg = usage_error_of({"--init", bad});
+        EXPECT_NE(msg.find("unknown --init"), std::string::npos) << bad << ": " << msg;
+        for (const DistributionInfo& d : kDistributions) EXPECT_NE(msg.find(d.name), std::string::npos) << msg;
+    }
+    EXPECT_THROW(select_distributions({"wide,,tiny"}), UsageError);
 }
 
 TEST(SelectKernels, AllNumbersNamesAndLists) {

@@ -1,12 +1,15 @@
 // GPU tests: every registered kernel (picked up from the registry, so new steps
 // are covered automatically) on odd and tile-multiple shapes, three (alpha,
-// beta) pairs, beta = 0 with NaN in C. Skipped, with a message, without a GPU.
+// beta) pairs, beta = 0 with NaN in C, and every input distribution (--init).
+// Skipped, with a message, without a GPU.
 #include <gtest/gtest.h>
 
 #include <cublas_v2.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 
 #include "common/check.h"
 #include "common/registry.h"
@@ -14,6 +17,11 @@
 #include "problem.h"
 
 using namespace sgemm;
+
+namespace sgemm {
+// gtest prints a test's parameters with this (found by ADL) instead of as raw bytes.
+void PrintTo(Distribution d, std::ostream* os) { *os << to_string(d); }
+}  // namespace sgemm
 
 namespace {
 
@@ -46,8 +54,30 @@ std::vector<const KernelInfo*> kernels_under_test() {
 
 std::string describe(const CheckResult& c, int K) {
     return "rel err " + std::to_string(c.rel_err) + " (bound " + std::to_string(normwise_bound(K)) + "), " +
-           std::to_string(c.stats.nonfinite) + " NaN/Inf, " + std::to_string(c.stats.violations) +
-           " outside the componentwise bound";
+           std::to_string(c.stats.nonfinite) + " NaN/Inf where R is finite, " +
+           std::to_string(c.stats.missed_nonfinite) + " finite where R is NaN/Inf, " +
+           std::to_string(c.stats.violations) + " outside the componentwise bound, " +
+           std::to_string(c.stats.inexact) + " not exact, " + std::to_string(c.outside_writes) +
+           " elements written outside the C view";
+}
+
+// Checked run of `k` on one problem (skipped, and reported unless a tuning variant, when `k`
+// cannot implement it).
+void check_one(const KernelInfo& k, Problem& p) {
+    const std::string why = k.can_implement(p.args());
+    // A step must take every valid GEMM; only tuning variants without edge handling may refuse one.
+    if (!why.empty()) {
+        EXPECT_TRUE(k.is_tuning_variant()) << k.label() << " refuses a valid shape: " << why;
+        return;
+    }
+    p.run_once(k);
+    const CheckResult c = p.verify();
+    if (k.precision == Precision::kTf32) {
+        // A TF32-only experiment: right to TF32's accuracy.
+        EXPECT_TRUE(c.outside_writes == 0 && passes_tf32(c.stats, p.size().K)) << describe(c, p.size().K);
+        return;
+    }
+    EXPECT_TRUE(c.pass) << describe(c, p.size().K);
 }
 
 class Kernel : public testing::TestWithParam<const KernelInfo*> {
@@ -55,26 +85,6 @@ protected:
     // Skips (with the reason) a kernel this GPU cannot run; GTEST_SKIP must be called from the test body.
     std::string unmet() const {
         return GetParam()->unmet_requirements(compute_capability(0));
-    }
-    // Checked run of `k` on one problem; returns false (and reports) when it cannot implement it.
-    static void check_one(const KernelInfo& k, Problem& p) {
-        const std::string why = k.can_implement(p.args());
-        // A step must take every valid GEMM; only tuning variants without edge handling may refuse one.
-        if (!why.empty()) {
-            EXPECT_TRUE(k.is_tuning_variant()) << k.label() << " refuses a valid shape: " << why;
-            return;
-        }
-        p.run_once(k);
-        const CheckResult c = p.verify();
-        if (k.precision == Precision::kTf32) {
-            // A TF32-only experiment: right to TF32's accuracy.
-            EXPECT_TRUE(c.outside_writes == 0 && c.stats.nonfinite == 0 &&
-                        c.rel_err <= tf32_normwise_bound(p.size().K))
-                << describe(c, p.size().K) << ", " << c.outside_writes << " elements written outside the C view";
-            return;
-        }
-        EXPECT_TRUE(c.pass) << describe(c, p.size().K) << ", " << c.outside_writes
-                            << " elements written outside the C view";
     }
 };
 
@@ -167,6 +177,54 @@ TEST_P(Kernel, DeterministicRunToRun) {
 
 INSTANTIATE_TEST_SUITE_P(Registered, Kernel, testing::ValuesIn(kernels_under_test()),
                          [](const testing::TestParamInfo<const KernelInfo*>& info) { return info.param->label(); });
+
+// Every kernel on every input distribution (--init): extreme exponents, cancellation, exact
+// integers, Inf and NaN. Shapes with K = 1, 2, 3, 7, 33, a deep K with few tiles (small enough
+// for steps 01 and 02) and an odd one on padded, unaligned views; (1, 0) and a power-of-two
+// pair everywhere (so that `integers` must come out exact), and a pair that is not on two shapes.
+class KernelOnInputs : public testing::TestWithParam<std::tuple<const KernelInfo*, Distribution>> {};
+
+TEST_P(KernelOnInputs, CorrectOnEveryDistribution) {
+    SKIP_WITHOUT_GPU();
+    const auto [kernel, init] = GetParam();
+    const KernelInfo& k = *kernel;
+    if (const std::string why = k.unmet_requirements(compute_capability(0)); !why.empty())
+        GTEST_SKIP() << k.label() << ": " << why;
+    struct Case {
+        Size size;
+        Layout layout;
+        bool third_pair;  // also the (alpha, beta) pair that is not a power of two
+    };
+    const Case cases[] = {{{67, 65, 1}, {}, false},      {{129, 131, 2}, {}, false},
+                          {{1, 257, 3}, {}, false},      {{255, 127, 7}, {}, false},
+                          {{257, 129, 33}, {}, true},    {{256, 256, 16384}, {}, false},
+                          {{1000, 999, 997}, {3, 1}, true}};
+    std::uint64_t seed = run_seed() ^ (std::uint64_t(k.number) << 48) ^ (std::uint64_t(init) << 40);
+    for (const Case& c : cases)
+        for (const auto [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{2.0f, 0.5f}, std::pair{-1.25f, 0.75f}}) {
+            if (alpha == -1.25f && !c.third_pair) continue;
+            const Size& s = c.size;
+            SCOPED_TRACE(testing::Message() << k.label() << " --init " << to_string(init) << " " << s.M << "x"
+                                            << s.N << "x" << s.K << " ld pad " << c.layout.ld_pad << " offset "
+                                            << c.layout.offset << " alpha " << alpha << " beta " << beta << " seed "
+                                            << seed);
+            Problem p(s, alpha, beta, seed++, true, c.layout, 0, init);
+            check_one(k, p);
+        }
+}
+
+std::vector<Distribution> distributions_under_test() {
+    std::vector<Distribution> out;
+    for (const DistributionInfo& d : kDistributions) out.push_back(d.id);
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Registered, KernelOnInputs,
+    testing::Combine(testing::ValuesIn(kernels_under_test()), testing::ValuesIn(distributions_under_test())),
+    [](const testing::TestParamInfo<std::tuple<const KernelInfo*, Distribution>>& info) {
+        return std::get<0>(info.param)->label() + "_" + std::string(to_string(std::get<1>(info.param)));
+    });
 
 // The padding check itself: a "kernel" that also writes one padding element must fail.
 TEST(GpuProblem, WritesOutsideTheViewFail) {
@@ -262,6 +320,96 @@ TEST_F(CheckCatches, MissingTermAndNanLeak) {
     const CheckResult c = p.verify();
     EXPECT_FALSE(c.pass);
     EXPECT_EQ(c.stats.nonfinite, std::uint64_t(s.M) * s.N);
+}
+
+// An Inf or NaN of the reference that C loses, and one that C gains, both fail (--init special).
+TEST_F(CheckCatches, LostOrAddedNonFinite) {
+    const Size s{130, 70, 9};
+    const std::uint64_t seed = run_seed();
+    SCOPED_TRACE(testing::Message() << "seed " << seed);
+    Problem p(s, 1.0f, 0.0f, seed, true, {}, 0, Distribution::kSpecial);
+    p.reset_output();
+    sgemm(p, s.K, 0.0f);
+    ASSERT_TRUE(p.verify().pass);
+    // A's rows that hold an Inf or NaN: every element of those rows of R is non-finite.
+    const FillSpec a = fill_spec(Distribution::kSpecial, Operand::kA, s.M, s.N, s.K, s.K, 0, seed);
+    int special_row = -1;
+    for (int i = 0; i < s.M * s.K && special_row < 0; ++i)
+        if (!std::isfinite(element_value(a, i))) special_row = i / s.K;
+    ASSERT_GE(special_row, 0);
+    const float finite = 1.0f, nan = std::nanf("");
+    check(cudaMemcpy(p.C() + std::size_t(special_row) * s.N, &finite, sizeof finite, cudaMemcpyHostToDevice));
+    CheckResult c = p.verify();
+    EXPECT_FALSE(c.pass);
+    EXPECT_EQ(c.stats.missed_nonfinite, 1u);
+    EXPECT_EQ(c.stats.nonfinite, 0u);
+    // Restored, then a NaN where R is finite.
+    p.reset_output();
+    sgemm(p, s.K, 0.0f);
+    const std::vector<float> out = p.output();
+    std::size_t finite_at = out.size();
+    for (std::size_t i = 0; i < out.size() && finite_at == out.size(); ++i)
+        if (std::isfinite(out[i])) finite_at = i;
+    ASSERT_LT(finite_at, out.size());
+    check(cudaMemcpy(p.C() + finite_at, &nan, sizeof nan, cudaMemcpyHostToDevice));
+    c = p.verify();
+    EXPECT_FALSE(c.pass);
+    EXPECT_EQ(c.stats.nonfinite, 1u);
+    EXPECT_EQ(c.stats.missed_nonfinite, 0u);
+    EXPECT_TRUE(std::isnan(c.rel_err));
+}
+
+// --init integers with power-of-two scalars: one element one ulp off, well inside the
+// componentwise bound, fails as inexact; with a scalar that is not a power of two it passes.
+TEST_F(CheckCatches, InexactIntegers) {
+    const Size s{64, 64, 256};
+    for (const float alpha : {2.0f, 1.25f}) {
+        const std::uint64_t seed = run_seed();
+        SCOPED_TRACE(testing::Message() << "alpha " << alpha << " seed " << seed);
+        Problem p(s, alpha, 0.0f, seed, true, {}, 0, Distribution::kIntegers);
+        p.reset_output();
+        sgemm(p, s.K, 0.0f);
+        ASSERT_TRUE(p.verify().pass);
+        std::vector<float> out = p.output();
+        std::size_t at = 0;
+        while (at + 1 < out.size() && std::fabs(out[at]) < 1024) ++at;  // one ulp is far inside its bound
+        const float off = std::nextafter(out[at], INFINITY);
+        check(cudaMemcpy(p.C() + at, &off, sizeof off, cudaMemcpyHostToDevice));
+        const CheckResult c = p.verify();
+        EXPECT_EQ(c.stats.violations, 0u);
+        EXPECT_EQ(c.stats.inexact, alpha == 2.0f ? 1u : 0u);
+        EXPECT_EQ(c.pass, alpha != 2.0f);
+    }
+}
+
+// The GPU fills every buffer with element_value(), padding and offset included, for every
+// distribution: the CPU tests of the distributions (test_verify.cpp) hold for the real inputs.
+TEST(GpuProblem, InputsAreElementValues) {
+    SKIP_WITHOUT_GPU();
+    const Size s{130, 70, 9};
+    const Layout layout{3, 1};
+    for (const DistributionInfo& d : kDistributions) {
+        const std::uint64_t seed = run_seed();
+        SCOPED_TRACE(testing::Message() << "--init " << d.name << " seed " << seed);
+        Problem p(s, 1.0f, 1.0f, seed, false, layout, 0, d.id);
+        p.reset_output();  // C = C0 (beta != 0)
+        p.synchronize_and_check();
+        const GemmArgs& g = p.args();
+        for (const auto& [view, which, rows, ld] :
+             {std::tuple{g.A, Operand::kA, s.M, g.lda}, std::tuple{g.B, Operand::kB, s.K, g.ldb},
+              std::tuple{static_cast<const float*>(g.C), Operand::kC0, s.M, g.ldc}}) {
+            // The buffer from its start (the offset before the view) to the end of the last row.
+            std::vector<float> got(layout.offset + std::size_t(rows) * ld);
+            check(cudaMemcpy(got.data(), view - layout.offset, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+            const FillSpec spec = fill_spec(d.id, which, s.M, s.N, s.K, ld, layout.offset, seed);
+            std::size_t differ = 0;
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                const float want = element_value(spec, i);
+                differ += std::memcmp(&want, &got[i], sizeof want) != 0;
+            }
+            EXPECT_EQ(differ, 0u) << "operand " << static_cast<int>(which);
+        }
+    }
 }
 
 TEST(GpuProblem, RefusesWhatDoesNotFit) {

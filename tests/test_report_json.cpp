@@ -28,6 +28,10 @@ Report sample() {
     na.status = "N/A";
     na.not_run_reason = "needs sm_80 or newer";
     broken.outside_writes = 7;
+    broken.missed_nonfinite = 3;
+    broken.inexact = 2;
+    broken.init = "special";
+    r.settings.init = {"uniform", "special"};
     r.results = {cublas, naive, broken, na};
     return r;
 }
@@ -46,6 +50,11 @@ TEST(ReportJson, RoundTrip) {
     EXPECT_TRUE(j["results"][2]["rel_err"].is_null());
     EXPECT_TRUE(j["device"]["mem_clock_now_mhz"].is_null());
     EXPECT_EQ(j["results"][1]["tflops"], 1.14);
+    EXPECT_EQ(j["settings"]["init"], nlohmann::json({"uniform", "special"}));
+    EXPECT_EQ(j["results"][0]["init"], "uniform");
+    EXPECT_EQ(j["results"][2]["init"], "special");
+    EXPECT_EQ(j["results"][2]["missed_nonfinite"], 3);
+    EXPECT_EQ(j["results"][2]["inexact"], 2);
 }
 
 TEST(ReportJson, ReadsSchemaOneFiles) {
@@ -54,13 +63,17 @@ TEST(ReportJson, ReadsSchemaOneFiles) {
     j.erase("build");
     j["settings"].erase("ld_pad");
     j["settings"].erase("offset");
+    j["settings"].erase("init");
     for (auto& x : j["results"])
         for (const char* key : {"config", "precision", "not_run_reason", "workspace_bytes", "sm_clock_before_mhz",
                                 "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz",
-                                "tune_candidate", "picked", "outside_writes"})
+                                "tune_candidate", "picked", "outside_writes", "init", "missed_nonfinite", "inexact"})
             x.erase(key);
     const Report r = report_from_json(j);
     EXPECT_EQ(r.settings.ld_pad, 0);
+    EXPECT_EQ(r.settings.init, std::vector<std::string>{"uniform"});
+    EXPECT_EQ(r.results[2].init, "uniform");
+    EXPECT_EQ(r.results[2].missed_nonfinite, 0u);
     EXPECT_EQ(r.build.git_commit, "unknown");
     EXPECT_EQ(r.results[1].median_ms, 120.5);
 }
@@ -89,7 +102,8 @@ TEST(ReportTable, RowShowsTheNumbersAndStatus) {
     EXPECT_NE(row.find("PASS"), std::string::npos);
     const std::string bad = table_row(r.results[2]);
     EXPECT_NE(bad.find("FAIL"), std::string::npos);
-    EXPECT_NE(bad.find("16777216 NaN/Inf"), std::string::npos);
+    EXPECT_NE(bad.find("16777216 NaN/Inf where R is finite, 3 finite where R is NaN/Inf"), std::string::npos) << bad;
+    EXPECT_NE(bad.find("2 not exact"), std::string::npos) << bad;
     EXPECT_NE(bad.find("7 elements written outside the C view"), std::string::npos);
     EXPECT_NE(table_row(r.results[3]).find("N/A (needs sm_80 or newer)"), std::string::npos);
     EXPECT_NE(device_header(r.device).find("580.159.04"), std::string::npos);

@@ -33,6 +33,9 @@ expect 2 'alpha must be a finite number' -- --alpha inf --kernel 1 --size 8,8,8
 expect 2 'beta must be a finite number' -- --beta -inf --kernel 1 --size 8,8,8
 expect 2 'cannot create this file' -- --json /nonexistent-sgemm-dir/x.json --kernel 1 --size 8,8,8
 expect 2 'ld-pad must be 0 or more' -- --ld-pad -1
+expect 2 "unknown --init 'bogus'.*uniform, positive, wide" -- --init bogus --kernel 1 --size 8,8,8
+expect 2 "unknown --init 'Wide'" -- --init tiny,Wide
+expect 0 'integers: ' -- --help
 expect 2 'below 2\^31' -- --size 1,1,2147483647 --ld-pad 1
 expect 2 'below 2\^31' -- --ld-pad 2147483000
 expect 0 '"tuning_from": 100' -- --list --json -
@@ -42,6 +45,7 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
     expect 0 'PASS' -- --kernel 1,2 --size 33,65,17 --reps 2 --warmup 1
     expect 0 'views: lda = K \+ 3' -- --kernel all --size 37,41,43 --ld-pad 3 --offset 1 --reps 2 --warmup 0
     expect 0 'config: ' -- --kernel 9 --size 64,64,64 --verbose --reps 2 --warmup 0
+    expect 0 'inputs special' -- --kernel 1,10 --size 130,70,9 --init special,integers --reps 1 --warmup 0
     # The JSON's command holds no absolute path (the runner is named relative to the repository).
     tmp=$(mktemp -d)
     expect 0 'wrote' -- --kernel 1 --size 8,8,8 --reps 1 --warmup 0 --json="$tmp/r.json"

@@ -29,8 +29,9 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
 
 }  // namespace
 
-CUtensorMap make_tensor_map_2d(const float* base, long long rows, long long cols, long long ld, int box_rows,
-                               int box_cols, CUtensorMapSwizzle swizzle) {
+CUtensorMap make_tensor_map_2d(const float* base, long long rows, long long cols, long long ld, TmaBox box_shape,
+                               CUtensorMapSwizzle swizzle) {
+    const int box_rows = box_shape.rows, box_cols = box_shape.cols;
     CUtensorMap map{};
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};  // innermost first
     const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};  // bytes between rows

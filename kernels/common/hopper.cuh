@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdio>
 
 namespace sgemm {
 
@@ -70,11 +71,36 @@ __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
 #endif
 }
 
-// Blocks until the phase with parity `parity` has completed (acquire: the data it guarded is
-// visible afterwards). try_wait suspends the thread for a while in hardware before it reports
-// failure, so the loop does not spin hot.
+// One test of the phase with parity `parity`: true once it has completed (acquire: the data it
+// guarded is visible afterwards). try_wait suspends the thread for a while in hardware before it
+// reports failure, so a loop around it does not spin hot.
+__device__ __forceinline__ bool mbarrier_try_wait(std::uint64_t* bar, unsigned parity) {
+    unsigned done = 1;
+#ifdef SGEMM_HOPPER_DEVICE
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+#endif
+    return done != 0;
+}
+
+// How many failed try_waits a debug build allows before it traps (each suspends the thread for
+// up to a few microseconds in hardware: far longer than any stage of a correct pipeline takes). A
+// phase that never completes (bytes announced with expect_tx that no copy delivers, a missing
+// arrival) would otherwise hang the GPU instead of failing.
+inline constexpr long long kMbarrierDebugTries = 1ll << 26;
+
+// Blocks until the phase with parity `parity` has completed. Release builds spin on try_wait; a
+// debug build (NDEBUG undefined) traps with a message after kMbarrierDebugTries failed tries.
 __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
 #ifdef SGEMM_HOPPER_DEVICE
+#ifdef NDEBUG
     asm volatile(
         "{\n"
         ".reg .pred done;\n"
@@ -84,6 +110,15 @@ __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parit
         "}\n" ::"r"(smem_addr(bar)),
         "r"(parity)
         : "memory");
+#else
+    for (long long tries = 0; !mbarrier_try_wait(bar, parity);) {
+        if (++tries == kMbarrierDebugTries) {
+            printf("sgemm: mbarrier wait (parity %u) timed out in block %d thread %d\n", parity, blockIdx.x,
+                   threadIdx.x);
+            __trap();
+        }
+    }
+#endif
 #endif
 }
 
@@ -99,6 +134,15 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 __device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned count) {
 #ifdef SGEMM_HOPPER_DEVICE
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+#endif
+}
+
+// Arrives on hardware barrier `id` without waiting: with named_barrier_sync of the other threads,
+// `count` in all, a one-way hand-over (what this thread wrote to shared memory before it is visible
+// to the threads that sync). Not .aligned: the threads of a warp may arrive from different branches.
+__device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned count) {
+#ifdef SGEMM_HOPPER_DEVICE
+    asm volatile("barrier.cta.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
 #endif
 }
 
@@ -196,11 +240,19 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], std::uint64
 #endif
 }
 
+// ---- host and device: a TMA box of 4-byte elements, box_rows x box_cols. A kernel announces
+// box.bytes() to the mbarrier (expect_tx) for each copy and the host builds the tensor map from
+// the same object, so the two cannot disagree (a mismatch would leave the phase incomplete: a hang).
+struct TmaBox {
+    int rows, cols;
+    __host__ __device__ constexpr unsigned bytes() const { return static_cast<unsigned>(rows * cols) * 4u; }
+};
+
 // ---- host: the tensor map of a row-major float matrix `rows` x `cols` with leading dimension
-// `ld` (floats), read in boxes of box_rows x box_cols. TMA needs a 16-byte aligned base and a
-// row pitch that is a multiple of 16 bytes (ld % 4 == 0); box_cols * 4 bytes a multiple of 16
-// and at most the swizzle span when swizzled. Throws sgemm::CudaError when the driver refuses.
-CUtensorMap make_tensor_map_2d(const float* base, long long rows, long long cols, long long ld, int box_rows,
-                               int box_cols, CUtensorMapSwizzle swizzle);
+// `ld` (floats), read in boxes of `box`. TMA needs a 16-byte aligned base and a row pitch that is
+// a multiple of 16 bytes (ld % 4 == 0); box.cols * 4 bytes a multiple of 16 and at most the
+// swizzle span when swizzled; box sides at most 256. Throws sgemm::CudaError when the driver refuses.
+CUtensorMap make_tensor_map_2d(const float* base, long long rows, long long cols, long long ld, TmaBox box,
+                               CUtensorMapSwizzle swizzle);
 
 }  // namespace sgemm

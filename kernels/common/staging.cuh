@@ -30,21 +30,27 @@ inline dim3 stage_grid(int rows, int cols) {
 // Walks this block's 32 x 32 tiles of src (rows x cols, leading dimension ld_src) through shared
 // memory and calls put(out_row, out_col, x) once for every element x of the destination: src
 // itself (kTranspose = false) or src^T. Both the reads and the transposed writes stay coalesced.
+// Column indices are 64-bit: a grid of at most 65535 column blocks steps by 65535 x 32 columns,
+// which would wrap a 32-bit index for sources of more than 2^31 - 2^21 columns.
 template <bool kTranspose, typename Put>
 __device__ __forceinline__ void stage_tiles(int rows, int cols, const float* src, int ld_src, Put put) {
     __shared__ float tile[kStageTile][kStageTile + 1];  // + 1: the transposed reads hit 32 different banks
     const int row0 = blockIdx.x * kStageTile;
-    for (int col0 = blockIdx.y * kStageTile; col0 < cols; col0 += gridDim.y * kStageTile) {
+    for (long long col0 = static_cast<long long>(blockIdx.y) * kStageTile; col0 < cols;
+         col0 += static_cast<long long>(gridDim.y) * kStageTile) {
         for (int r = threadIdx.y; r < kStageTile; r += kStageRows) {
-            const int row = row0 + r, col = col0 + threadIdx.x;
+            const int row = row0 + r;
+            const long long col = col0 + threadIdx.x;
             tile[r][threadIdx.x] = row < rows && col < cols ? src[static_cast<std::size_t>(row) * ld_src + col] : 0.0f;
         }
         __syncthreads();
         for (int r = threadIdx.y; r < kStageTile; r += kStageRows) {
-            const int out_row = kTranspose ? col0 + r : row0 + r;
-            const int out_col = kTranspose ? row0 + threadIdx.x : col0 + threadIdx.x;
+            // Inside the source every index is below 2^31: the narrowing casts below are exact.
+            const long long out_row = kTranspose ? col0 + r : row0 + r;
+            const long long out_col = kTranspose ? row0 + threadIdx.x : col0 + threadIdx.x;
             if (out_row < (kTranspose ? cols : rows) && out_col < (kTranspose ? rows : cols))
-                put(out_row, out_col, kTranspose ? tile[threadIdx.x][r] : tile[r][threadIdx.x]);
+                put(static_cast<int>(out_row), static_cast<int>(out_col),
+                    kTranspose ? tile[threadIdx.x][r] : tile[r][threadIdx.x]);
         }
         __syncthreads();  // the tile is refilled for the next column block
     }
