@@ -180,7 +180,8 @@ INSTANTIATE_TEST_SUITE_P(Registered, Kernel, testing::ValuesIn(kernels_under_tes
 
 // Every kernel on every input distribution (--init): extreme exponents, cancellation, exact
 // integers, Inf and NaN. Shapes with K = 1, 2, 3, 7, 33, a deep K with few tiles (small enough
-// for steps 01 and 02) and an odd one on padded, unaligned views; (1, 0) and a power-of-two
+// for steps 01 and 02), an odd one and one of many tiles (over 2 x 132 of 128 x 128) on padded,
+// unaligned views; (1, 0) and a power-of-two
 // pair everywhere (so that `integers` must come out exact), and a pair that is not on two shapes.
 class KernelOnInputs : public testing::TestWithParam<std::tuple<const KernelInfo*, Distribution>> {};
 
@@ -198,7 +199,7 @@ TEST_P(KernelOnInputs, CorrectOnEveryDistribution) {
     const Case cases[] = {{{67, 65, 1}, {}, false},      {{129, 131, 2}, {}, false},
                           {{1, 257, 3}, {}, false},      {{255, 127, 7}, {}, false},
                           {{257, 129, 33}, {}, true},    {{256, 256, 16384}, {}, false},
-                          {{1000, 999, 997}, {3, 1}, true}};
+                          {{1000, 999, 997}, {3, 1}, true},  {{2100, 2200, 100}, {1, 1}, false}};
     std::uint64_t seed = run_seed() ^ (std::uint64_t(k.number) << 48) ^ (std::uint64_t(init) << 40);
     for (const Case& c : cases)
         for (const auto [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{2.0f, 0.5f}, std::pair{-1.25f, 0.75f}}) {
