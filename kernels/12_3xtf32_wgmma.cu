@@ -20,6 +20,7 @@
 #include "common/tile.cuh"
 
 #include <algorithm>
+#include <cfloat>
 #include <utility>
 
 namespace {
@@ -92,11 +93,21 @@ __device__ __forceinline__ float to_tf32(float x) {
 __device__ __forceinline__ int scale_exponent(const unsigned* max_bits, int i) {
     if (max_bits == nullptr) return 0;
     const unsigned bits = max_bits[i];
-    return bits == 0 || bits >= 0x7f800000u ? 0 : ilogbf(__uint_as_float(bits));
+    if (bits == 0 || bits >= 0x7f800000u) return 0;
+    if (bits >= 0x00800000u) return static_cast<int>(bits >> 23) - 127;  // normal: the exponent field
+    return -118 - __clz(static_cast<int>(bits));  // subnormal: bits x 2^-149, top bit at 31 - clz
 }
-// x * 2^e for any e in [-300, 300], exact unless the result leaves the normal range: two factors,
-// each a normal power of two (2^e alone may not be a float).
+// Elements whose magnitudes lie in [kBandBottom, kBandTop) (or are 0) need no scaling: the products of two
+// such elements lie in [2^-104, 2^126), so the small halves' products (2^-22 of them) stay normal
+// and no product or short sum overflows. Real data lie there; the scan and the scaled split run
+// only when some element does not.
+constexpr float kBandBottom = 0x1p-52f, kBandTop = 0x1p63f;
+constexpr int kRescueColBlocks = 8;  // the scaled pass's grid: 8 blocks per 32 rows (see split())
+
+// x * 2^e for any e in [-300, 300], exact unless the result leaves the normal range. One multiply
+// when 2^e is a normal float (every real input); else two factors, each a normal power of two.
 __device__ __forceinline__ float mul_pow2(float x, int e) {
+    if (e >= -126 && e <= 127) return x * __int_as_float((e + 127) << 23);
     const int e1 = max(-126, min(127, e));
     const int e2 = max(-126, min(127, e - e1));
     return x * __int_as_float((e1 + 127) << 23) * __int_as_float((e2 + 127) << 23);
@@ -111,8 +122,8 @@ __device__ __forceinline__ float mul_pow2(float x, int e) {
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
 __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     sgemm_12_3xtf32_wgmma(int M, int N, int K, float alpha, float beta, float* C, int ldc, bool c_vec2_ok,
-                          const unsigned* row_max, const unsigned* col_max, int k_tiles_per_split, float* partials,
-                          const __grid_constant__ CUtensorMap a_big_map, const __grid_constant__ CUtensorMap a_small_map,
+                          const unsigned* flag, const unsigned* row_max, const unsigned* col_max,
+                          int k_tiles_per_split, float* partials, const __grid_constant__ CUtensorMap a_big_map, const __grid_constant__ CUtensorMap a_small_map,
                           const __grid_constant__ CUtensorMap b_big_map,
                           const __grid_constant__ CUtensorMap b_small_map) {  // B^T: N rows of K
     constexpr int kConsumers = (BM / kWgM) * 128;
@@ -152,10 +163,14 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     const int tiles = sgemm::ceil_div(M, BM) * sgemm::ceil_div(N, BN);
     const int split = blockIdx.x / tiles;
     auto tile_origin = [&] { return sgemm::rasterized_tile<BM, BN, GROUP_M>(M, N, blockIdx.x % tiles); };
-    const int kt_begin = split * k_tiles_per_split;
-    const int kt_end = min(sgemm::ceil_div(K, BK), kt_begin + k_tiles_per_split);
+    const int kt_begin = split * k_tiles_per_split;                                 // this split's first k-tile
+    const int num_k_tiles = min(sgemm::ceil_div(K, BK) - kt_begin, k_tiles_per_split);  // and how many
 
     if (tid == 0) sgemm::init_stage_barriers(full, empty, STAGES, kConsumers);  // empty: every consumer thread arrives
+    // Whether the pre-pass scaled the operands (some element lay outside the band): only then does
+    // the epilogue scale back, with the exponents the producer's spare warps put in shared memory.
+    // Read by each role after its setmaxnreg, like the tile.
+    auto is_scaled = [&] { return partials == nullptr && *flag != 0; };
     __syncthreads();
 
     if (warp >= kConsumers / 32) {
@@ -163,9 +178,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
         sgemm::setmaxnreg_dec<kProducerRegs>();
         const auto [block_row, block_col] = tile_origin();
         if (tid == kConsumers) {
-            // The copies (the other producer threads hand the epilogue its scale exponents).
-            if (partials == nullptr) sgemm::named_barrier_arrive(kExponentBarrier, kConsumers + kProducerThreads);
-            for (int kt = kt_begin, s = 0, round = 0; kt < kt_end; ++kt) {
+            for (int kt = kt_begin, s = 0, round = 0; kt < kt_begin + num_k_tiles; ++kt) {
                 if (round > 0) sgemm::mbarrier_wait(&empty[s], (round - 1) & 1);
                 sgemm::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
                 sgemm::tma_load_2d(a_tile(s, 0), &a_big_map, &full[s], kt * BK, block_row);
@@ -176,10 +189,13 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
                 }
                 if (++s == STAGES) s = 0, ++round;
             }
-        } else if (partials == nullptr) {
-            // The exponents of the tile's rows and columns, read while the mainloop runs, so that
-            // the epilogue finds them in shared memory.
-            for (int i = tid - kConsumers - 1; i < BM + BN; i += kProducerThreads - 1) {
+            // The flag is read only after the copies are issued: its load must not delay them.
+            if (is_scaled()) sgemm::named_barrier_arrive(kExponentBarrier, kConsumers + kProducerThreads);
+        } else if (is_scaled()) {
+            // The exponents of the tile's rows and columns, read by the producer's other three
+            // warps (not by the copying thread's, where a branch would delay the copies) while the
+            // mainloop runs, so that the epilogue finds them in shared memory.
+            for (int i = tid - kConsumers - 32; tid >= kConsumers + 32 && i < BM + BN; i += kProducerThreads - 32) {
                 const int row = block_row + i, col = block_col + i - BM;
                 exponents[i] = i < BM ? (row < M ? scale_exponent(row_max, row) : 0)
                                       : (col < N ? scale_exponent(col_max, col) : 0);
@@ -192,6 +208,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     // ---- consumer warpgroups: warpgroup g computes rows 64 g .. 64 g + 63 of the block tile.
     sgemm::setmaxnreg_inc<kConsumerRegs>();
     const auto [block_row, block_col] = tile_origin();
+    const bool scaled = is_scaled();
     const int wg = warp / 4;
     // The tensor cores add each product into D truncating, not rounding: over all of K that bias
     // grows with K (2.9e-5 at K = 4096 measured, 25x cuBLAS's error). So they accumulate only
@@ -202,7 +219,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     constexpr int kChunk = kPromote > 0 ? kPromote : 1;  // k-tiles per partial sum
 
     int pending = -1;  // a stage whose wgmma may still be reading it: released one k-tile later
-    for (int kt = kt_begin, s = 0, phase = 0; kt < kt_end; ++kt) {
+    for (int kt = 0, s = 0, phase = 0; kt < num_k_tiles; ++kt) {  // k-tiles counted from the split's first
         sgemm::mbarrier_wait(&full[s], phase);
         if constexpr (kSplitA) {
             // Split this warpgroup's 64 rows of A in place: big overwrites x, small goes to the
@@ -225,7 +242,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
         }
         sgemm::wgmma_fence();
         // The first product of a chunk overwrites `part` (scale-d = 0) instead of adding to it.
-        int accumulate = kPromote == 0 || (kt - kt_begin) % kChunk != 0;
+        int accumulate = kPromote == 0 || kt % kChunk != 0;
 #pragma unroll
         for (int kk = 0; kk < BK; kk += kWgK) {
             // Descriptors of this warpgroup's 64 rows of A and all BN rows of B^T, kk floats in.
@@ -245,7 +262,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
             accumulate = 1;
         }
         sgemm::wgmma_commit_group();
-        if (kPromote != 0 && ((kt - kt_begin) % kChunk == kChunk - 1 || kt == kt_end - 1)) {
+        if (kPromote != 0 && (kt % kChunk == kChunk - 1 || kt == num_k_tiles - 1)) {
             // The chunk is complete: wait for it (its stages are then read, too) and add it up.
             sgemm::wgmma_wait_group<0>();
             if (pending >= 0) sgemm::mbarrier_arrive(&empty[pending]);
@@ -286,6 +303,16 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
         }
         return;
     }
+    if (!scaled) {
+#pragma unroll
+        for (int j = 0; j < kWgN / 8; ++j) {
+            const int col = block_col + 8 * j + 2 * (t % 4);
+            sgemm::store_c2(C, ldc, row, col, M, N, make_float2(acc[4 * j], acc[4 * j + 1]), alpha, beta, c_vec2_ok);
+            sgemm::store_c2(C, ldc, row + 8, col, M, N, make_float2(acc[4 * j + 2], acc[4 * j + 3]), alpha, beta,
+                            c_vec2_ok);
+        }
+        return;
+    }
     // Undo the scaling: 2^(e_row + e_col), exact unless the result itself is subnormal.
     sgemm::named_barrier_sync(kExponentBarrier, kConsumers + kProducerThreads);
     const int local_row = wg * kWgM + 16 * (t / 32) + (t % 32) / 4;
@@ -304,19 +331,34 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
 }
 
 // src rows x cols (ld_src) -> big, small: the same (kTranspose = false) or transposed, pitch ld_dst
-// (a multiple of 4: TMA's 16-byte row pitch), each destination row r scaled by 2^-e(r) first
-// (max_bits: the scan's maxima of those rows; nullptr: no scaling). small == nullptr: big only.
-template <bool kTranspose, Tf32 kMode>
-__global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows)
+// (a multiple of 4: TMA's 16-byte row pitch). small == nullptr: big only. Two passes use it:
+// - first, unscaled (kScaled = false), setting *flag when a finite nonzero element lies outside
+//   the band [kBandBottom, kBandTop);
+// - then, only if *flag is set, again with each destination row r scaled by 2^-e(r) (max_bits:
+//   the scan's maxima of those rows). Otherwise its blocks return at once.
+template <bool kTranspose, Tf32 kMode, bool kScaled>
+__global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows, 6)
     sgemm_12_3xtf32_wgmma_split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits,
-                                float* big, float* small, int ld_dst) {
+                                unsigned* flag, float* big, float* small, int ld_dst) {
+    if (kScaled && *flag == 0) return;
+    // This thread's smallest nonzero and largest magnitude, as bits (non-negative floats order like
+    // their bits): |x| - 1 wraps zero to the largest value, so zeros never count as small. Inf and
+    // NaN count as large: they set the flag too (the scaled pass then leaves them as they are).
+    unsigned lo = ~0u, hi = 0;
     sgemm::stage_tiles<kTranspose>(rows, cols, src, ld_src, [&](int row, int col, float x) {
-        if constexpr (kMode != Tf32::kCopy) x = mul_pow2(x, -scale_exponent(max_bits, row));
+        if constexpr (kScaled) {
+            x = mul_pow2(x, -scale_exponent(max_bits, row));
+        } else if constexpr (kMode != Tf32::kCopy) {
+            const unsigned magnitude = __float_as_uint(x) & 0x7fffffffu;
+            lo = min(lo, magnitude - 1);
+            hi = max(hi, magnitude);
+        }
         const float hi = to_tf32<kMode>(x);
         const size_t at = static_cast<size_t>(row) * ld_dst + col;
         big[at] = hi;
         if (small) small[at] = to_tf32<kMode>(x - hi);
     });
+    if (!kScaled && (lo < __float_as_uint(kBandBottom) - 1 || hi >= __float_as_uint(kBandTop))) atomicOr(flag, 1u);
 }
 
 // ---- the scan: the largest finite magnitude of every row of A and every column of B, as bits
@@ -331,7 +373,9 @@ __device__ __forceinline__ float finite_abs(float x) { return x == x ? fabsf(x) 
 
 __global__ void __launch_bounds__(kScanThreads)
     sgemm_12_3xtf32_wgmma_scan(int M, int N, int K, const float* __restrict__ A, int lda,
-                               const float* __restrict__ B, int ldb, unsigned* row_max, unsigned* col_max) {
+                               const float* __restrict__ B, int ldb, const unsigned* flag, unsigned* row_max,
+                               unsigned* col_max) {
+    if (*flag == 0) return;  // every element in the band: no scaling (the maxima stay 0: exponent 0)
     const int lane = threadIdx.x % 32;
     const long long a_pieces = sgemm::ceil_div(K, kScanSpanA), b_pieces = sgemm::ceil_div(K, kScanRowsB);
     const long long a_items = M * a_pieces, b_items = sgemm::ceil_div(N, 32) * b_pieces;
@@ -481,9 +525,9 @@ Plan plan(const sgemm::GemmArgs& a) {
 std::size_t part_bytes(const sgemm::GemmArgs& a, int rows) {
     return align256(static_cast<std::size_t>(rows) * round_up4(a.K) * sizeof(float));
 }
-std::size_t maxima_bytes(const sgemm::GemmArgs& a) {
+std::size_t maxima_bytes(const sgemm::GemmArgs& a) {  // row maxima, column maxima, the band flag
     return align256(static_cast<std::size_t>(a.M) * sizeof(unsigned)) +
-           align256(static_cast<std::size_t>(a.N) * sizeof(unsigned));
+           align256(static_cast<std::size_t>(a.N) * sizeof(unsigned)) + 256;
 }
 std::size_t partial_bytes(const sgemm::GemmArgs& a, int splits) {
     return splits > 1 ? align256(static_cast<std::size_t>(splits) * a.M * a.N * sizeof(float)) : 0;
@@ -498,11 +542,13 @@ std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
     return maxima_bytes(a) + parts * part_bytes(a, a.N) + a_bytes + partial_bytes(a, p.splits);
 }
 
-template <bool kTranspose, Tf32 kMode>
-void split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits, float* big, float* small,
-           int ld_dst, cudaStream_t stream) {
-    sgemm::launch_checked(sgemm_12_3xtf32_wgmma_split<kTranspose, kMode>, sgemm::stage_grid(rows, cols),
-                          dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, rows, cols, src, ld_src, max_bits,
+template <bool kTranspose, Tf32 kMode, bool kScaled = false>
+void split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits, unsigned* flag, float* big,
+           float* small, int ld_dst, cudaStream_t stream) {
+    // The scaled pass usually finds its flag clear: few blocks per 32 rows end soonest then.
+    sgemm::launch_checked(sgemm_12_3xtf32_wgmma_split<kTranspose, kMode, kScaled>,
+                          sgemm::stage_grid(rows, cols, kScaled ? kRescueColBlocks : sgemm::kMaxGridY),
+                          dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, rows, cols, src, ld_src, max_bits, flag,
                           big, small, ld_dst);
 }
 
@@ -525,36 +571,44 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
 
     char* ws = static_cast<char*>(workspace);
     const auto take = [&](std::size_t bytes) { return std::exchange(ws, ws + bytes); };
-    auto* row_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(M) * sizeof(unsigned))));
-    auto* col_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(N) * sizeof(unsigned))));
-    sgemm::check(cudaMemsetAsync(row_max, 0, maxima_bytes(args), stream));
-    {
-        const long long items = static_cast<long long>(M) * sgemm::ceil_div(K, kScanSpanA) +
-                                static_cast<long long>(sgemm::ceil_div(N, 32)) * sgemm::ceil_div(K, kScanRowsB);
-        const int blocks = static_cast<int>(std::min<long long>(sgemm::ceil_div(items, kScanThreads / 32), 32ll * multiprocessors()));
-        sgemm::launch_checked(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, M, N, K, A, lda, B,
-                              ldb, row_max, col_max);
-    }
-    // The variant that splits A in shared memory reads A unscaled: its rows keep exponent 0.
-    const unsigned* a_scale = kSplitA ? nullptr : row_max;
-
     const long long ld = round_up4(K);
     auto* b_big = reinterpret_cast<float*>(take(part_bytes(args, N)));
     float* b_small = kProducts == 3 ? reinterpret_cast<float*>(take(part_bytes(args, N))) : nullptr;
-    split<true, kMode>(K, N, B, ldb, col_max, b_big, b_small, static_cast<int>(ld), stream);
     const float* a_big = A;  // kSplitA with aligned rows: TMA reads A as it is
-    const float* a_small = nullptr;
+    float* a_copy = nullptr;  // A_big (or, for kSplitA, A's aligned copy) and A_small in the workspace
+    float* a_small = nullptr;
     long long a_ld = lda;
     if (!kSplitA || a_needs_copy(args)) {
-        auto* big = reinterpret_cast<float*>(take(part_bytes(args, M)));
-        float* small = !kSplitA && kProducts == 3 ? reinterpret_cast<float*>(take(part_bytes(args, M))) : nullptr;
-        if (kSplitA)
-            split<false, Tf32::kCopy>(M, K, A, lda, nullptr, big, nullptr, static_cast<int>(ld), stream);
-        else
-            split<false, kMode>(M, K, A, lda, row_max, big, small, static_cast<int>(ld), stream);
-        a_big = big, a_small = small, a_ld = ld;
+        a_copy = reinterpret_cast<float*>(take(part_bytes(args, M)));
+        a_small = !kSplitA && kProducts == 3 ? reinterpret_cast<float*>(take(part_bytes(args, M))) : nullptr;
+        a_big = a_copy, a_ld = ld;
     }
     float* partials = p.splits > 1 ? reinterpret_cast<float*>(take(partial_bytes(args, p.splits))) : nullptr;
+    // The maxima and the flag last, where they leave the split copies' addresses as they would be alone.
+    auto* row_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(M) * sizeof(unsigned))));
+    auto* col_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(N) * sizeof(unsigned))));
+    auto* flag = reinterpret_cast<unsigned*>(take(256));
+    sgemm::check(cudaMemsetAsync(row_max, 0, maxima_bytes(args), stream));  // maxima and flag
+    // The variant that splits A in shared memory reads A unscaled: its rows keep exponent 0.
+    const unsigned* a_scale = kSplitA ? nullptr : row_max;
+
+    // Split unscaled, flagging elements outside the band; then, only if one was, scan for the
+    // maxima and split again, scaled (otherwise these three launches return at once).
+    split<true, kMode>(K, N, B, ldb, nullptr, flag, b_big, b_small, static_cast<int>(ld), stream);
+    if (!kSplitA)
+        split<false, kMode>(M, K, A, lda, nullptr, flag, a_copy, a_small, static_cast<int>(ld), stream);
+    else if (a_copy)
+        split<false, Tf32::kCopy>(M, K, A, lda, nullptr, flag, a_copy, nullptr, static_cast<int>(ld), stream);
+    {
+        const long long items = static_cast<long long>(M) * sgemm::ceil_div(K, kScanSpanA) +
+                                static_cast<long long>(sgemm::ceil_div(N, 32)) * sgemm::ceil_div(K, kScanRowsB);
+        const int blocks =
+            static_cast<int>(std::min<long long>(sgemm::ceil_div(items, kScanThreads / 32), 32ll * multiprocessors()));
+        sgemm::launch_checked(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, M, N, K, A, lda,
+                              B, ldb, flag, row_max, col_max);
+    }
+    split<true, kMode, true>(K, N, B, ldb, col_max, flag, b_big, b_small, static_cast<int>(ld), stream);
+    if (!kSplitA) split<false, kMode, true>(M, K, A, lda, row_max, flag, a_copy, a_small, static_cast<int>(ld), stream);
 
     using Box = Boxes<BM, BN, BK>;
     auto map = [&](const float* ptr, int rows, long long pitch, sgemm::TmaBox box) {
@@ -565,8 +619,8 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
     const bool c_vec2_ok = reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && ldc % 2 == 0;
     const dim3 block((BM / kWgM) * 128 + kProducerThreads);
     const dim3 grid(sgemm::tile_count(M, N, BM, BN) * p.splits);  // 1-D: rasterized in the kernel
-    sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, a_scale, col_max,
-                          p.k_tiles_per_split, partials, a_big_map, a_small_map, b_big_map, b_small_map);
+    sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, flag, a_scale,
+                          col_max, p.k_tiles_per_split, partials, a_big_map, a_small_map, b_big_map, b_small_map);
     if (partials) {
         const std::size_t mn = static_cast<std::size_t>(M) * N;
         const int blocks = static_cast<int>(std::min<std::size_t>((mn + 255) / 256, 32ull * multiprocessors()));

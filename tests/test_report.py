@@ -732,5 +732,49 @@ class SassParsingTest(unittest.TestCase):
         self.assertEqual(sorted(arch for _, arch in functions), ["sm_80", "sm_90"])
 
 
+class AccuracyTableTest(unittest.TestCase):
+    """scripts/accuracy_table: one table per size, a row per distribution, the error ratio to cuBLAS."""
+
+    def doc(self):
+        d = synthetic_doc()
+        d["settings"]["init"] = ["uniform", "integers", "special"]
+        res = []
+        for init, errs in (("uniform", (2e-7, 1e-7)), ("integers", (0.0, 0.0)), ("special", (3e-7, 1e-7))):
+            cub = result(0, "cublas", SQ1, 40.0, 100.0)
+            mine = result(3, "warptiling", SQ1, 80.0, 200.0, status="PASS" if init != "special" else "FAIL")
+            cub["rel_err"], mine["rel_err"] = errs[1], errs[0]
+            cub["init"] = mine["init"] = init
+            res += [cub, mine]
+        d["results"] = res
+        return d
+
+    def test_rows_ratios_and_errors(self):
+        tool = load_script("accuracy_table_mod", os.path.join(SCRIPTS, "accuracy_table"))
+        text = tool.table(self.doc(), ["3"], "raw/x.json")
+        self.assertIn("### 1024³", text)
+        self.assertIn("[`raw/x.json`](raw/x.json)", text)
+        rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+                for line in text.splitlines() if line.startswith("| ") and not line.startswith("| `--init`")}
+        self.assertEqual(rows["uniform"], ["1e-07", "2e-07", "2.00", "200.0", "PASS"])
+        self.assertEqual(rows["integers"], ["0", "0", "exact", "200.0", "PASS"])
+        self.assertEqual(rows["special"][2:], ["3.00", "200.0", "FAIL"])
+        with self.assertRaises(sr.ResultsError):
+            tool.table(self.doc(), ["99"], "raw/x.json")  # not in the file
+
+    def test_command_line(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            src, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.md")
+            with open(src, "w", encoding="utf-8") as f:
+                json.dump(self.doc(), f)
+            run = subprocess.run([sys.executable, os.path.join(SCRIPTS, "accuracy_table"), src, "--out", out],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            with open(out, encoding="utf-8") as f:
+                self.assertIn("03_warptiling error", f.read())
+            bad = subprocess.run([sys.executable, os.path.join(SCRIPTS, "accuracy_table"), out],
+                                 capture_output=True, text=True)
+            self.assertEqual(bad.returncode, 2)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

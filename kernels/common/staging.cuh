@@ -22,9 +22,9 @@ inline std::size_t align256(std::size_t bytes) { return (bytes + 255) / 256 * 25
 inline constexpr int kStageTile = 32, kStageRows = 8;
 
 // The grid of a staging kernel over a rows x cols source: tiles of rows on x (up to 2^31 - 1 of
-// them), of columns on y (at most 65535; stage_tiles loops over the rest).
-inline dim3 stage_grid(int rows, int cols) {
-    return dim3(ceil_div(rows, kStageTile), std::min(ceil_div(cols, kStageTile), kMaxGridY));
+// them), of columns on y (at most col_blocks, 65535 at most; stage_tiles loops over the rest).
+inline dim3 stage_grid(int rows, int cols, int col_blocks = kMaxGridY) {
+    return dim3(ceil_div(rows, kStageTile), std::min(ceil_div(cols, kStageTile), std::min(col_blocks, kMaxGridY)));
 }
 
 // Walks this block's 32 x 32 tiles of src (rows x cols, leading dimension ld_src) through shared
