@@ -104,13 +104,15 @@ __device__ __forceinline__ int scale_exponent(const unsigned* max_bits, int i) {
 constexpr float kBandBottom = 0x1p-52f, kBandTop = 0x1p63f;
 constexpr int kRescueColBlocks = 8;  // the scaled pass's grid: 8 blocks per 32 rows (see split())
 
-// x * 2^e for any e in [-300, 300], exact unless the result leaves the normal range. One multiply
-// when 2^e is a normal float (every real input); else two factors, each a normal power of two.
+// x * 2^e for e in [-252, 254] (the scale exponents' sums lie in [-298, 254]; below -252 every
+// |x| < 2^100 gives 0 either way), exact unless the result leaves the normal range. One multiply
+// when 2^e is a normal float (every real input); else two factors, each a normal power of two, the
+// one nearer 1 first, so that a result below the normal range is rounded once.
 __device__ __forceinline__ float mul_pow2(float x, int e) {
     if (e >= -126 && e <= 127) return x * __int_as_float((e + 127) << 23);
     const int e1 = max(-126, min(127, e));
     const int e2 = max(-126, min(127, e - e1));
-    return x * __int_as_float((e1 + 127) << 23) * __int_as_float((e2 + 127) << 23);
+    return x * __int_as_float((e2 + 127) << 23) * __int_as_float((e1 + 127) << 23);
 }
 
 // Template arguments: BM x BN x BK block tile, STAGES, GROUP_M (rasterization as in step 09),
@@ -339,7 +341,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
 template <bool kTranspose, Tf32 kMode, bool kScaled>
 __global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows, 6)
     sgemm_12_3xtf32_wgmma_split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits,
-                                unsigned* flag, float* big, float* small, int ld_dst) {
+                                unsigned* flag, float* big, float* small, long long ld_dst) {
     if (kScaled && *flag == 0) return;
     // This thread's smallest nonzero and largest magnitude, as bits (non-negative floats order like
     // their bits): |x| - 1 wraps zero to the largest value, so zeros never count as small. Inf and
@@ -348,7 +350,7 @@ __global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows, 6)
     sgemm::stage_tiles<kTranspose>(rows, cols, src, ld_src, [&](int row, int col, float x) {
         if constexpr (kScaled) {
             x = mul_pow2(x, -scale_exponent(max_bits, row));
-        } else if constexpr (kMode != Tf32::kCopy) {
+        } else {
             const unsigned magnitude = __float_as_uint(x) & 0x7fffffffu;
             lo = min(lo, magnitude - 1);
             hi = max(hi, magnitude);
@@ -388,12 +390,13 @@ __global__ void __launch_bounds__(kScanThreads)
             const int k0 = static_cast<int>(item % a_pieces) * kScanSpanA + lane;
             const float* a = A + static_cast<std::size_t>(row) * lda;
             float v[kScanSpanA / 32];  // all loads first: each one's own register, all in flight at once
-            if (k0 - lane + kScanSpanA <= K) {  // a whole piece: one base address, constant offsets
+            // 64-bit ends: a piece may end past 2^31 - 1.
+            if (static_cast<long long>(k0) - lane + kScanSpanA <= K) {  // a whole piece: constant offsets
 #pragma unroll
                 for (int i = 0; i < kScanSpanA / 32; ++i) v[i] = a[k0 + 32 * i];
             } else {
 #pragma unroll
-                for (int i = 0; i < kScanSpanA / 32; ++i) v[i] = a[min(k0 + 32 * i, K - 1)];
+                for (int i = 0; i < kScanSpanA / 32; ++i) v[i] = a[min(static_cast<long long>(k0) + 32 * i, K - 1ll)];
             }
 #pragma unroll
             for (int i = 0; i < kScanSpanA / 32; ++i) m = fmaxf(m, finite_abs(v[i]));
@@ -406,7 +409,7 @@ __global__ void __launch_bounds__(kScanThreads)
             if (col < N) {
                 float v[kScanRowsB];
                 const float* b = B + static_cast<std::size_t>(k0) * ldb + col;
-                if (k0 + kScanRowsB <= K) {
+                if (static_cast<long long>(k0) + kScanRowsB <= K) {
 #pragma unroll
                     for (int i = 0; i < kScanRowsB; ++i) v[i] = b[static_cast<std::size_t>(i) * ldb];
                 } else {
@@ -441,12 +444,18 @@ __global__ void __launch_bounds__(kSmallThreads)
     // load in flight together), zero outside the matrices.
     __shared__ float As[kSmallBM][kMaxK];
     __shared__ __align__(16) float Bs[kMaxK][kSmallBN];
+    // The block's corner of A, B and C, and how much of its tile lies inside them: every index
+    // below is local (the tile's corner may lie within a tile of 2^31).
     const int tiles_n = sgemm::ceil_div(N, kSmallBN);
     const int block_row = blockIdx.x / tiles_n * kSmallBM, block_col = blockIdx.x % tiles_n * kSmallBN;
+    const int rows = min(kSmallBM, M - block_row), cols = min(kSmallBN, N - block_col);
+    A += static_cast<std::size_t>(block_row) * lda;
+    B += block_col;
+    C += static_cast<std::size_t>(block_row) * ldc + block_col;
     for (int i = threadIdx.x; i < kSmallBM * K; i += kSmallThreads)
-        As[i / K][i % K] = sgemm::load_or_zero(A, lda, block_row + i / K, i % K, M, K);
+        As[i / K][i % K] = sgemm::load_or_zero(A, lda, i / K, i % K, rows, K);
     for (int i = threadIdx.x; i < K * kSmallBN; i += kSmallThreads)
-        Bs[i / kSmallBN][i % kSmallBN] = sgemm::load_or_zero(B, ldb, i / kSmallBN, block_col + i % kSmallBN, K, N);
+        Bs[i / kSmallBN][i % kSmallBN] = sgemm::load_or_zero(B, ldb, i / kSmallBN, i % kSmallBN, K, cols);
     __syncthreads();
 
     const int r0 = threadIdx.x / 32, c = 4 * (threadIdx.x % 32);
@@ -464,7 +473,7 @@ __global__ void __launch_bounds__(kSmallThreads)
     }
 #pragma unroll
     for (int i = 0; i < kRowsPerThread; ++i)
-        sgemm::store_c4(C, ldc, block_row + r0 + 8 * i, block_col + c, M, N, acc[i], alpha, beta, c_vec_ok);
+        sgemm::store_c4(C, ldc, r0 + 8 * i, c, rows, cols, acc[i], alpha, beta, c_vec_ok);
 }
 
 // ---- split-K's reduction: each element adds its splits' partial sums in split order (the same
@@ -518,10 +527,10 @@ Plan plan(const sgemm::GemmArgs& a) {
     return {.small_k = false, .splits = sgemm::ceil_div(k_tiles, per_split), .k_tiles_per_split = per_split};
 }
 
-// Workspace, each piece 256-byte aligned: the row maxima of A (M) and column maxima of B (N); each
-// split row K floats padded to 4: B^T_big, B^T_small (N rows), then A_big, A_small (M rows) when
-// the split kernel splits A too (when the kernel splits A itself, only a copy of A with 16-byte
-// aligned rows, and only if A's rows are not); with split-K the partial sums, splits x M x N.
+// Workspace, each piece 256-byte aligned, each split row K floats padded to 4: B^T_big, B^T_small
+// (N rows), A_big, A_small (M rows; the variant that splits A in shared memory: A's scaled copy
+// alone); with split-K the partial sums, splits x M x N; last the row maxima of A (M), the column
+// maxima of B (N) and the band flag.
 std::size_t part_bytes(const sgemm::GemmArgs& a, int rows) {
     return align256(static_cast<std::size_t>(rows) * round_up4(a.K) * sizeof(float));
 }
@@ -532,19 +541,18 @@ std::size_t maxima_bytes(const sgemm::GemmArgs& a) {  // row maxima, column maxi
 std::size_t partial_bytes(const sgemm::GemmArgs& a, int splits) {
     return splits > 1 ? align256(static_cast<std::size_t>(splits) * a.M * a.N * sizeof(float)) : 0;
 }
-bool a_needs_copy(const sgemm::GemmArgs& a) { return !sgemm::rows_are_16b_aligned(a.A, a.lda); }
 template <int BM, int BN, int BK, int kProducts, bool kSplitA>
 std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
     const Plan p = plan<BM, BN, BK>(a);
     if (p.small_k) return 0;
     const int parts = kProducts == 3 ? 2 : 1;
-    const std::size_t a_bytes = kSplitA ? (a_needs_copy(a) ? part_bytes(a, a.M) : 0) : parts * part_bytes(a, a.M);
+    const std::size_t a_bytes = kSplitA ? part_bytes(a, a.M) : parts * part_bytes(a, a.M);
     return maxima_bytes(a) + parts * part_bytes(a, a.N) + a_bytes + partial_bytes(a, p.splits);
 }
 
 template <bool kTranspose, Tf32 kMode, bool kScaled = false>
 void split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits, unsigned* flag, float* big,
-           float* small, int ld_dst, cudaStream_t stream) {
+           float* small, long long ld_dst, cudaStream_t stream) {
     // The scaled pass usually finds its flag clear: few blocks per 32 rows end soonest then.
     sgemm::launch_checked(sgemm_12_3xtf32_wgmma_split<kTranspose, kMode, kScaled>,
                           sgemm::stage_grid(rows, cols, kScaled ? kRescueColBlocks : sgemm::kMaxGridY),
@@ -574,47 +582,39 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
     const long long ld = round_up4(K);
     auto* b_big = reinterpret_cast<float*>(take(part_bytes(args, N)));
     float* b_small = kProducts == 3 ? reinterpret_cast<float*>(take(part_bytes(args, N))) : nullptr;
-    const float* a_big = A;  // kSplitA with aligned rows: TMA reads A as it is
-    float* a_copy = nullptr;  // A_big (or, for kSplitA, A's aligned copy) and A_small in the workspace
-    float* a_small = nullptr;
-    long long a_ld = lda;
-    if (!kSplitA || a_needs_copy(args)) {
-        a_copy = reinterpret_cast<float*>(take(part_bytes(args, M)));
-        a_small = !kSplitA && kProducts == 3 ? reinterpret_cast<float*>(take(part_bytes(args, M))) : nullptr;
-        a_big = a_copy, a_ld = ld;
-    }
+    // A_big and A_small in the workspace; for the variant that splits A in shared memory, A's copy
+    // (checked against the band and scaled like the split copies, the split itself left to the kernel).
+    float* a_big = reinterpret_cast<float*>(take(part_bytes(args, M)));
+    float* a_small = !kSplitA && kProducts == 3 ? reinterpret_cast<float*>(take(part_bytes(args, M))) : nullptr;
     float* partials = p.splits > 1 ? reinterpret_cast<float*>(take(partial_bytes(args, p.splits))) : nullptr;
     // The maxima and the flag last, where they leave the split copies' addresses as they would be alone.
     auto* row_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(M) * sizeof(unsigned))));
     auto* col_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(N) * sizeof(unsigned))));
     auto* flag = reinterpret_cast<unsigned*>(take(256));
     sgemm::check(cudaMemsetAsync(row_max, 0, maxima_bytes(args), stream));  // maxima and flag
-    // The variant that splits A in shared memory reads A unscaled: its rows keep exponent 0.
-    const unsigned* a_scale = kSplitA ? nullptr : row_max;
+    const unsigned* a_scale = row_max;
 
     // Split unscaled, flagging elements outside the band; then, only if one was, scan for the
     // maxima and split again, scaled (otherwise these three launches return at once).
-    split<true, kMode>(K, N, B, ldb, nullptr, flag, b_big, b_small, static_cast<int>(ld), stream);
-    if (!kSplitA)
-        split<false, kMode>(M, K, A, lda, nullptr, flag, a_copy, a_small, static_cast<int>(ld), stream);
-    else if (a_copy)
-        split<false, Tf32::kCopy>(M, K, A, lda, nullptr, flag, a_copy, nullptr, static_cast<int>(ld), stream);
+    constexpr Tf32 kModeA = kSplitA ? Tf32::kCopy : kMode;  // kCopy: scale (if so), no split
+    split<true, kMode>(K, N, B, ldb, nullptr, flag, b_big, b_small, ld, stream);
+    split<false, kModeA>(M, K, A, lda, nullptr, flag, a_big, a_small, ld, stream);
     {
         const long long items = static_cast<long long>(M) * sgemm::ceil_div(K, kScanSpanA) +
                                 static_cast<long long>(sgemm::ceil_div(N, 32)) * sgemm::ceil_div(K, kScanRowsB);
         const int blocks =
-            static_cast<int>(std::min<long long>(sgemm::ceil_div(items, kScanThreads / 32), 32ll * multiprocessors()));
+            static_cast<int>(std::min<long long>((items + kScanThreads / 32 - 1) / (kScanThreads / 32), 32ll * multiprocessors()));
         sgemm::launch_checked(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, M, N, K, A, lda,
                               B, ldb, flag, row_max, col_max);
     }
-    split<true, kMode, true>(K, N, B, ldb, col_max, flag, b_big, b_small, static_cast<int>(ld), stream);
-    if (!kSplitA) split<false, kMode, true>(M, K, A, lda, row_max, flag, a_copy, a_small, static_cast<int>(ld), stream);
+    split<true, kMode, true>(K, N, B, ldb, col_max, flag, b_big, b_small, ld, stream);
+    split<false, kModeA, true>(M, K, A, lda, row_max, flag, a_big, a_small, ld, stream);
 
     using Box = Boxes<BM, BN, BK>;
     auto map = [&](const float* ptr, int rows, long long pitch, sgemm::TmaBox box) {
         return sgemm::make_tensor_map_2d(ptr ? ptr : b_big, rows, K, ptr ? pitch : ld, box, CU_TENSOR_MAP_SWIZZLE_64B);
     };
-    const CUtensorMap a_big_map = map(a_big, M, a_ld, Box::a), a_small_map = map(a_small, M, ld, Box::a);
+    const CUtensorMap a_big_map = map(a_big, M, ld, Box::a), a_small_map = map(a_small, M, ld, Box::a);
     const CUtensorMap b_big_map = map(b_big, N, ld, Box::b), b_small_map = map(b_small, N, ld, Box::b);
     const bool c_vec2_ok = reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && ldc % 2 == 0;
     const dim3 block((BM / kWgM) * 128 + kProducerThreads);
@@ -635,12 +635,11 @@ std::string describe(const sgemm::GemmArgs& args) {
     if (p.small_k)
         return "K < " + std::to_string(kMinTensorK) +
                ": FP32 FFMA (the split's error would exceed the FP32 bound), 32x128 tile, thread 4x4";
-    const char* a_split = kSplitA ? (a_needs_copy(args) ? "A copied, split in smem" : "A split in smem")
-                                  : "A split in a pre-pass";
+    const char* a_split = kSplitA ? "A copied, split in smem" : "A split in a pre-pass";
     return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + " tile, 2 warpgroups of wgmma " +
            "m64n128k8, " + std::to_string(kProducts) + "xTF32 (" +
            (kMode == Tf32::kRound ? "rounded" : "truncated") + " split, " + a_split + "), " +
-           (kSplitA ? "columns of B" : "rows of A and columns of B") + " scaled by powers of two, " +
+           "rows of A and columns of B scaled by powers of two where needed, " +
            (kPromote ? "FADD every " + std::to_string(kPromote * BK) + " k" : std::string("no promotion")) + ", " +
            std::to_string(STAGES) + " TMA stages, group " + std::to_string(GROUP_M) +
            (p.splits > 1 ? ", split-K " + std::to_string(p.splits) + " x " + std::to_string(p.k_tiles_per_split * BK) +
@@ -648,12 +647,15 @@ std::string describe(const sgemm::GemmArgs& args) {
                          : "");
 }
 
-// The split copies' pitch K rounded up to 4 is an int; the small-K kernel's tiles fit a 1-D grid.
+// Both kernels' tiles fit a 1-D grid; the small-K kernel indexes within its tile, the GEMM needs its
+// rows and columns (not K) one tile below 2^31 (an A or B that large with K >= 22 fits in no GPU).
 template <int BM, int BN, int BK>
 std::string can_implement(const sgemm::GemmArgs& a) {
-    if (a.K < kMinTensorK) return sgemm::fits_int_tiles<kSmallBM, kSmallBN, 1, true>(a);
-    if (round_up4(a.K) > INT_MAX) return "K at most 2^31 - 4 (split copies)";
-    return sgemm::fits_int_tiles<BM, BN, BK, true>(a);
+    if (sgemm::tile_total(a.M, a.N, a.K < kMinTensorK ? kSmallBM : BM, a.K < kMinTensorK ? kSmallBN : BN) > INT_MAX)
+        return "more than 2^31 - 1 tiles";
+    if (a.K >= kMinTensorK && (a.M > INT_MAX - BM || a.N > INT_MAX - BN))
+        return "M, N within one tile of 2^31 (32-bit tile indices)";
+    return "";
 }
 
 }  // namespace

@@ -95,6 +95,18 @@ TEST(Registry, EveryKernelDescribesItselfAndCheckedShapesAreImplementable) {
     }
 }
 
+// Step 12 takes every shape that fits in memory: its FFMA path (K < 22) indexes within a tile, and
+// its tensor-core path holds K in 64 bits where it must (split copies, the scan).
+TEST(Registry, Step12TakesShapesUpTo2To31) {
+    const KernelInfo* k = find_kernel("3xtf32_wgmma");
+    ASSERT_NE(k, nullptr);
+    alignas(256) static float buffer[64];
+    for (const GemmArgs& a : {GemmArgs{2147483647, 1, 1, 1.0f, 0.0f, buffer, 1, buffer, 1, buffer, 1},
+                              GemmArgs{1, 2147483647, 21, 1.0f, 0.0f, buffer, 21, buffer, 2147483647, buffer, 2147483647},
+                              GemmArgs{1, 1, 2147483647, 1.0f, 0.0f, buffer, 2147483647, buffer, 1, buffer, 1}})
+        EXPECT_EQ(k->can_implement(a), "") << a.M << "x" << a.N << "x" << a.K;
+}
+
 TEST(Registry, ValidateChecksTheGemmContract) {
     alignas(16) static float x[4];
     EXPECT_EQ(validate({4, 4, 4, 1, 0, x, 4, x, 4, x, 4}), "");

@@ -96,6 +96,14 @@ TEST(Bound, GrowsWithKAndStaysBelow1eMinus4UpTo16384) {
     EXPECT_GT(normwise_bound(1), 10 * kFp32UnitRoundoff);
     const double nu = 1024 * kFp32UnitRoundoff;
     EXPECT_DOUBLE_EQ(componentwise_gamma(1022), nu / (1 - nu));
+    // From K + 2 = 2^24 the worst-case bound is vacuous: no element may fail it (a negative gamma
+    // would fail every one).
+    EXPECT_TRUE(std::isinf(componentwise_gamma((1 << 24) - 2)));
+    EXPECT_TRUE(std::isinf(componentwise_gamma(2147483647)));
+    EXPECT_GT(componentwise_gamma((1 << 24) - 3), 0.0);
+    const std::vector<float> C{1.5f};
+    const std::vector<double> R{1.0}, Rabs{1.0};
+    EXPECT_EQ(compare_host(C, R, Rabs, 2147483647).violations, 0u);
 }
 
 TEST(Bound, Fp32ResultsPass) {

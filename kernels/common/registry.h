@@ -36,8 +36,9 @@ struct GemmArgs {
     int ldc = 0;
 };
 
-// The launch of one kernel. `workspace` holds workspace_bytes(args) bytes (nullptr when 0)
-// whose contents on entry are undefined: a kernel must write what it reads.
+// The launch of one kernel. `workspace` holds workspace_bytes(args) bytes (nullptr when 0), starts
+// 256-byte aligned (the runner and the tests allocate it with cudaMalloc), and its contents on entry
+// are undefined: a kernel must write what it reads.
 using LaunchFn = void (*)(const GemmArgs& args, void* workspace, cudaStream_t stream);
 // Bytes of device workspace a launch on `args` needs (nullptr in a KernelSpec: none).
 using WorkspaceFn = std::size_t (*)(const GemmArgs& args);
