@@ -10,7 +10,8 @@
 // Held to the FP32 bound on every input: a scan first finds each row of A's and each column of B's
 // largest magnitude, and the split scales them by powers of two (exact) so that the small halves
 // stay in FP32's normal range; the epilogue scales back. Below kMinTensorK the split's own error
-// would exceed the FP32 bound, and an FFMA kernel computes the (store-bound) product instead.
+// would exceed the FP32 bound, and an FFMA kernel computes the (store-bound) product instead; the
+// same kernel takes over where rows or columns span too much for any scaling.
 // Few tiles and deep K split K across blocks with a fixed-order reduction (deterministic).
 // See docs/kernels/12_3xtf32_wgmma.md.
 #include "common/check.h"
@@ -211,6 +212,9 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     sgemm::setmaxnreg_inc<kConsumerRegs>();
     const auto [block_row, block_col] = tile_origin();
     const bool scaled = is_scaled();
+    // Set when the FFMA kernel computes C instead (see the split): then nothing is stored. Read now,
+    // used at the end: its load costs the tile nothing.
+    const bool fallback = flag[1] != 0;
     const int wg = warp / 4;
     // The tensor cores add each product into D truncating, not rounding: over all of K that bias
     // grows with K (2.9e-5 at K = 4096 measured, 25x cuBLAS's error). So they accumulate only
@@ -288,6 +292,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     const int t = tid % 128;
     const int row = block_row + wg * kWgM + 16 * (t / 32) + (t % 32) / 4;
     if (partials != nullptr) {
+        if (fallback) return;
         // Split-K: this k-range's sums, still scaled, to the workspace (M x N per split); the
         // reduction adds the splits in order and finishes the epilogue.
         float* p = partials + static_cast<std::size_t>(split) * M * N;
@@ -306,6 +311,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
         return;
     }
     if (!scaled) {
+        if (fallback) return;
 #pragma unroll
         for (int j = 0; j < kWgN / 8; ++j) {
             const int col = block_col + 8 * j + 2 * (t % 4);
@@ -317,6 +323,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     }
     // Undo the scaling: 2^(e_row + e_col), exact unless the result itself is subnormal.
     sgemm::named_barrier_sync(kExponentBarrier, kConsumers + kProducerThreads);
+    if (fallback) return;
     const int local_row = wg * kWgM + 16 * (t / 32) + (t % 32) / 4;
     const int e_row[2] = {exponents[local_row], exponents[local_row + 8]};
 #pragma unroll
@@ -337,7 +344,9 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
 // - first, unscaled (kScaled = false), setting *flag when a finite nonzero element lies outside
 //   the band [kBandBottom, kBandTop);
 // - then, only if *flag is set, again with each destination row r scaled by 2^-e(r) (max_bits:
-//   the scan's maxima of those rows). Otherwise its blocks return at once.
+//   the scan's maxima of those rows), setting flag[1] if a scaled element still lies below the
+//   band (a row or column spanning more than 2^52): then the tensor cores may lose a product that
+//   matters, and the FFMA kernel computes C instead. Otherwise its blocks return at once.
 template <bool kTranspose, Tf32 kMode, bool kScaled>
 __global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows, 6)
     sgemm_12_3xtf32_wgmma_split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits,
@@ -347,9 +356,12 @@ __global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows, 6)
     // their bits): |x| - 1 wraps zero to the largest value, so zeros never count as small. Inf and
     // NaN count as large: they set the flag too (the scaled pass then leaves them as they are).
     unsigned lo = ~0u, hi = 0;
+    bool below = false;
     sgemm::stage_tiles<kTranspose>(rows, cols, src, ld_src, [&](int row, int col, float x) {
         if constexpr (kScaled) {
             x = mul_pow2(x, -scale_exponent(max_bits, row));
+            const float ax = fabsf(x);
+            below |= ax != 0.0f && ax < kBandBottom;  // still outside the band: see flag[1]
         } else {
             const unsigned magnitude = __float_as_uint(x) & 0x7fffffffu;
             lo = min(lo, magnitude - 1);
@@ -361,6 +373,7 @@ __global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows, 6)
         if (small) small[at] = to_tf32<kMode>(x - hi);
     });
     if (!kScaled && (lo < __float_as_uint(kBandBottom) - 1 || hi >= __float_as_uint(kBandTop))) atomicOr(flag, 1u);
+    if (kScaled && below) atomicOr(flag + 1, 1u);
 }
 
 // ---- the scan: the largest finite magnitude of every row of A and every column of B, as bits
@@ -436,12 +449,13 @@ constexpr int kSmallBM = 32, kSmallBN = 128, kSmallThreads = 256;
 
 __global__ void __launch_bounds__(kSmallThreads)
     sgemm_12_3xtf32_wgmma_small_k(int M, int N, int K, float alpha, float beta, const float* A, int lda,
-                                  const float* B, int ldb, float* C, int ldc, bool c_vec_ok) {
-    constexpr int kMaxK = kMinTensorK - 1;
+                                  const float* B, int ldb, float* C, int ldc, bool c_vec_ok, const unsigned* only_if) {
+    constexpr int kMaxK = kMinTensorK - 1;  // k per slice: one slice below kMinTensorK
     constexpr int kRowsPerThread = kSmallBM / (kSmallThreads / 32);
     static_assert(kSmallBN == 4 * 32, "a warp covers the tile's columns with one float4 per lane");
-    // The block's whole A (32 x K) and B (K x 128) slices, loaded at once before any product (every
-    // load in flight together), zero outside the matrices.
+    if (only_if != nullptr && *only_if == 0) return;  // the fallback of the tensor-core path, not needed
+    // The block's A (32 x k) and B (k x 128) slices, all loads of a slice in flight together, zero
+    // outside the matrices. Below kMinTensorK one slice is all of K.
     __shared__ float As[kSmallBM][kMaxK];
     __shared__ __align__(16) float Bs[kMaxK][kSmallBN];
     // The block's corner of A, B and C, and how much of its tile lies inside them: every index
@@ -452,24 +466,28 @@ __global__ void __launch_bounds__(kSmallThreads)
     A += static_cast<std::size_t>(block_row) * lda;
     B += block_col;
     C += static_cast<std::size_t>(block_row) * ldc + block_col;
-    for (int i = threadIdx.x; i < kSmallBM * K; i += kSmallThreads)
-        As[i / K][i % K] = sgemm::load_or_zero(A, lda, i / K, i % K, rows, K);
-    for (int i = threadIdx.x; i < K * kSmallBN; i += kSmallThreads)
-        Bs[i / kSmallBN][i % kSmallBN] = sgemm::load_or_zero(B, ldb, i / kSmallBN, i % kSmallBN, K, cols);
-    __syncthreads();
-
     const int r0 = threadIdx.x / 32, c = 4 * (threadIdx.x % 32);
     float4 acc[kRowsPerThread] = {};
-    for (int k = 0; k < K; ++k) {
-        const float4 b = *reinterpret_cast<const float4*>(&Bs[k][c]);
+    for (long long k0 = 0; k0 < K; k0 += kMaxK) {
+        const int kc = K - k0 < kMaxK ? static_cast<int>(K - k0) : kMaxK;
+        for (int i = threadIdx.x; i < kSmallBM * kc; i += kSmallThreads)
+            As[i / kc][i % kc] = sgemm::load_or_zero(A + k0, lda, i / kc, i % kc, rows, kc);
+        for (int i = threadIdx.x; i < kc * kSmallBN; i += kSmallThreads)
+            Bs[i / kSmallBN][i % kSmallBN] =
+                sgemm::load_or_zero(B + k0 * ldb, ldb, i / kSmallBN, i % kSmallBN, kc, cols);
+        __syncthreads();
+        for (int k = 0; k < kc; ++k) {
+            const float4 b = *reinterpret_cast<const float4*>(&Bs[k][c]);
 #pragma unroll
-        for (int i = 0; i < kRowsPerThread; ++i) {
-            const float a = As[r0 + 8 * i][k];  // one address per warp: a broadcast
-            acc[i].x = fmaf(a, b.x, acc[i].x);
-            acc[i].y = fmaf(a, b.y, acc[i].y);
-            acc[i].z = fmaf(a, b.z, acc[i].z);
-            acc[i].w = fmaf(a, b.w, acc[i].w);
+            for (int i = 0; i < kRowsPerThread; ++i) {
+                const float a = As[r0 + 8 * i][k];  // one address per warp: a broadcast
+                acc[i].x = fmaf(a, b.x, acc[i].x);
+                acc[i].y = fmaf(a, b.y, acc[i].y);
+                acc[i].z = fmaf(a, b.z, acc[i].z);
+                acc[i].w = fmaf(a, b.w, acc[i].w);
+            }
         }
+        __syncthreads();  // the slices are refilled
     }
 #pragma unroll
     for (int i = 0; i < kRowsPerThread; ++i)
@@ -480,7 +498,9 @@ __global__ void __launch_bounds__(kSmallThreads)
 // bits on every run), undoes the scaling and applies alpha and beta.
 __global__ void __launch_bounds__(256)
     sgemm_12_3xtf32_wgmma_reduce(int M, int N, int splits, const float* partials, const unsigned* row_max,
-                                 const unsigned* col_max, float alpha, float beta, float* C, int ldc) {
+                                 const unsigned* col_max, const unsigned* flag, float alpha, float beta, float* C,
+                                 int ldc) {
+    if (flag[1] != 0) return;  // the FFMA kernel computes C
     const std::size_t mn = static_cast<std::size_t>(M) * N;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < mn;
          i += std::size_t(gridDim.x) * blockDim.x) {
@@ -560,11 +580,11 @@ void split(int rows, int cols, const float* src, int ld_src, const unsigned* max
                           big, small, ld_dst);
 }
 
-void launch_small_k(const sgemm::GemmArgs& args, cudaStream_t stream) {
+void launch_small_k(const sgemm::GemmArgs& args, cudaStream_t stream, const unsigned* only_if = nullptr) {
     const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
     sgemm::launch_checked(sgemm_12_3xtf32_wgmma_small_k, dim3(sgemm::tile_count(M, N, kSmallBM, kSmallBN)),
                           dim3(kSmallThreads), 0, stream, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
-                          sgemm::rows_are_16b_aligned(C, ldc));
+                          sgemm::rows_are_16b_aligned(C, ldc), only_if);
 }
 
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
@@ -625,8 +645,9 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
         const std::size_t mn = static_cast<std::size_t>(M) * N;
         const int blocks = static_cast<int>(std::min<std::size_t>((mn + 255) / 256, 32ull * multiprocessors()));
         sgemm::launch_checked(sgemm_12_3xtf32_wgmma_reduce, dim3(blocks), dim3(256), 0, stream, M, N, p.splits, partials,
-                              a_scale, col_max, alpha, beta, C, ldc);
+                              a_scale, col_max, flag, alpha, beta, C, ldc);
     }
+    launch_small_k(args, stream, flag + 1);  // returns at once unless a row or column spans too much
 }
 
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>

@@ -6,13 +6,16 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <tuple>
+#include <vector>
 
 #include "common/check.h"
 #include "common/registry.h"
+#include "device_buffer.h"
 #include "device_info.h"
 #include "problem.h"
 
@@ -226,6 +229,54 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<std::tuple<const KernelInfo*, Distribution>>& info) {
         return std::get<0>(info.param)->label() + "_" + std::string(to_string(std::get<1>(info.param)));
     });
+
+// Rows and columns whose elements span more than any per-row or per-column scaling can bring into
+// the tensor cores' range: a tiny element of A's row paired with the largest of B's column decides
+// C, or two mid-sized elements meet while the large ones meet zeros. FP32 computes both to the
+// bound; a kernel must too (step 12 hands such inputs to its FFMA kernel).
+TEST_P(Kernel, CorrectWhereRowsAndColumnsSpanMoreThan2To100) {
+    SKIP_WITHOUT_GPU();
+    const KernelInfo& k = *GetParam();
+    if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
+    constexpr int M = 3, N = 2, K = 40;  // K large enough for step 12's tensor-core path
+    const float x = std::ldexp(1.2345678f, -125);
+    std::vector<float> a(M * K, 0.0f), b(K * N, 0.0f);
+    // C(0, 0) = 1 * x 2^100 + x * 2^100: the second product carries half of it.
+    a[0 * K + 0] = 1.0f, a[0 * K + 1] = x;
+    b[0 * N + 0] = x * std::ldexp(1.0f, 100), b[1 * N + 0] = std::ldexp(1.0f, 100);
+    // C(1, 1) = y * y, y = (1 + 2^-15) 2^-60: the large elements of row 1 and column 1 meet zeros
+    // (y has bits below TF32's 11, so a split of it has a small half).
+    const float y = std::ldexp(1.0f + std::ldexp(1.0f, -15), -60);
+    a[1 * K + 0] = 1.0f, a[1 * K + 2] = y;
+    b[1 * N + 1] = 1.0f, b[2 * N + 1] = y;
+    // Row 2: ordinary values, so that the problem is not only the two special elements.
+    for (int kk = 0; kk < K; ++kk) a[2 * K + kk] = 0.25f * static_cast<float>(kk % 7) - 0.5f;
+    for (int kk = 3; kk < K; ++kk) b[kk * N + 0] = b[kk * N + 1] = 0.125f * static_cast<float>(kk % 5) - 0.25f;
+    DeviceBuffer<float> A(a.size()), B(b.size()), C(M * N);
+    check(cudaMemcpy(A.get(), a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice));
+    check(cudaMemcpy(B.get(), b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice));
+    check(cudaMemset(C.get(), 0xFF, C.bytes()));  // NaN: beta = 0 never reads C
+    const GemmArgs args{M, N, K, 1.0f, 0.0f, A.get(), K, B.get(), N, C.get(), N};
+    if (const std::string why = k.can_implement(args); !why.empty()) GTEST_SKIP() << why;
+    DeviceBuffer<char> ws(std::max<std::size_t>(k.workspace_bytes(args), 1));
+    check(cudaMemset(ws.get(), 0xFF, ws.bytes()));
+    k.launch(args, ws.get(), nullptr);
+    check(cudaGetLastError());
+    check(cudaDeviceSynchronize());
+    std::vector<float> c(M * N);
+    check(cudaMemcpy(c.data(), C.get(), c.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    const double gamma = componentwise_gamma(K);
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            double r = 0, rabs = 0;
+            for (int kk = 0; kk < K; ++kk) {
+                r += static_cast<double>(a[i * K + kk]) * b[kk * N + j];
+                rabs += std::fabs(static_cast<double>(a[i * K + kk]) * b[kk * N + j]);
+            }
+            EXPECT_LE(std::fabs(c[i * N + j] - r), gamma * rabs) << k.label() << " C(" << i << ", " << j << ") = "
+                                                                 << c[i * N + j] << ", exact " << r;
+        }
+}
 
 // The padding check itself: a "kernel" that also writes one padding element must fail.
 TEST(GpuProblem, WritesOutsideTheViewFail) {
