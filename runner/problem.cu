@@ -69,50 +69,36 @@ struct DeviceStats {
     unsigned long long max_abs_diff_bits;  // non-negative doubles order like their bits
 };
 
-// The same accumulation as verify.cpp's compare_host, in parallel.
+// The accumulation of compare_host (verify.h's accumulate, element by element), in parallel.
 // C is the M x N view with leading dimension ldc; R, Rabs and base are dense M x N.
 __global__ void compare(const float* C, int ldc, int N, const double* R, const double* Rabs, const float* base,
                         std::size_t n, double gamma, double exact_limit, DeviceStats* out) {
-    double diff = 0, ref = 0, abs_ref = 0, max_base = 0;
-    unsigned long long nonfinite = 0, violations = 0, missed = 0, inexact = 0;
+    ErrorStats s;
+    double max_base = 0;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x) {
-        const double r = R[i], ra = Rabs[i];
         const float c = C[i / N * ldc + i % N];
-        if (!isfinite(r)) {  // an Inf or NaN input reached this element: C must not be finite
-            missed += isfinite(c);
-            continue;
-        }
-        ref += r * r;
-        abs_ref += ra * ra;
-        if (!isfinite(c)) {
-            ++nonfinite;
-            continue;
-        }
-        const double d = static_cast<double>(c) - r;
-        diff += d * d;
-        if (fabs(d) > gamma * ra) ++violations;
-        if (ra <= exact_limit && d != 0) ++inexact;
-        if (base) max_base = fmax(max_base, fabs(static_cast<double>(c) - static_cast<double>(base[i])));
+        if (accumulate(s, c, R[i], Rabs[i], gamma, exact_limit) && base)
+            max_base = fmax(max_base, fabs(static_cast<double>(c) - static_cast<double>(base[i])));
     }
     for (int offset = 16; offset > 0; offset /= 2) {
-        diff += __shfl_down_sync(0xffffffffu, diff, offset);
-        ref += __shfl_down_sync(0xffffffffu, ref, offset);
-        abs_ref += __shfl_down_sync(0xffffffffu, abs_ref, offset);
+        s.sum_sq_diff += __shfl_down_sync(0xffffffffu, s.sum_sq_diff, offset);
+        s.sum_sq_ref += __shfl_down_sync(0xffffffffu, s.sum_sq_ref, offset);
+        s.sum_sq_abs_ref += __shfl_down_sync(0xffffffffu, s.sum_sq_abs_ref, offset);
         max_base = fmax(max_base, __shfl_down_sync(0xffffffffu, max_base, offset));
-        nonfinite += __shfl_down_sync(0xffffffffu, nonfinite, offset);
-        violations += __shfl_down_sync(0xffffffffu, violations, offset);
-        missed += __shfl_down_sync(0xffffffffu, missed, offset);
-        inexact += __shfl_down_sync(0xffffffffu, inexact, offset);
+        s.nonfinite += __shfl_down_sync(0xffffffffu, s.nonfinite, offset);
+        s.violations += __shfl_down_sync(0xffffffffu, s.violations, offset);
+        s.missed_nonfinite += __shfl_down_sync(0xffffffffu, s.missed_nonfinite, offset);
+        s.inexact += __shfl_down_sync(0xffffffffu, s.inexact, offset);
     }
     if (threadIdx.x % 32 == 0) {
-        atomicAdd(&out->sum_sq_diff, diff);
-        atomicAdd(&out->sum_sq_ref, ref);
-        atomicAdd(&out->sum_sq_abs_ref, abs_ref);
-        atomicAdd(&out->nonfinite, nonfinite);
-        atomicAdd(&out->violations, violations);
-        atomicAdd(&out->missed_nonfinite, missed);
-        atomicAdd(&out->inexact, inexact);
+        atomicAdd(&out->sum_sq_diff, s.sum_sq_diff);
+        atomicAdd(&out->sum_sq_ref, s.sum_sq_ref);
+        atomicAdd(&out->sum_sq_abs_ref, s.sum_sq_abs_ref);
+        atomicAdd(&out->nonfinite, s.nonfinite);
+        atomicAdd(&out->violations, s.violations);
+        atomicAdd(&out->missed_nonfinite, s.missed_nonfinite);
+        atomicAdd(&out->inexact, s.inexact);
         unsigned long long bits;
         std::memcpy(&bits, &max_base, sizeof bits);
         atomicMax(&out->max_abs_diff_bits, bits);

@@ -79,22 +79,7 @@ ErrorStats compare_host(std::span<const float> C, std::span<const double> R, std
                         double exact_limit) {
     ErrorStats s;
     const double gamma = componentwise_gamma(K);
-    for (size_t i = 0; i < C.size(); ++i) {
-        if (!std::isfinite(R[i])) {  // an Inf or NaN input reached this element: C must not be finite
-            s.missed_nonfinite += std::isfinite(C[i]);
-            continue;
-        }
-        s.sum_sq_ref += R[i] * R[i];
-        s.sum_sq_abs_ref += Rabs[i] * Rabs[i];
-        if (!std::isfinite(C[i])) {
-            ++s.nonfinite;
-            continue;
-        }
-        const double d = static_cast<double>(C[i]) - R[i];
-        s.sum_sq_diff += d * d;
-        if (std::abs(d) > gamma * Rabs[i]) ++s.violations;
-        if (Rabs[i] <= exact_limit && d != 0) ++s.inexact;
-    }
+    for (size_t i = 0; i < C.size(); ++i) accumulate(s, C[i], R[i], Rabs[i], gamma, exact_limit);
     return s;
 }
 

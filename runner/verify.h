@@ -2,6 +2,7 @@
 // that the bound itself is unit-tested on a machine without a GPU.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 
@@ -38,6 +39,29 @@ struct ErrorStats {
     std::uint64_t missed_nonfinite = 0;  // finite elements of C where R is NaN or Inf
     std::uint64_t inexact = 0;      // elements that must equal R exactly (exact_limit) but do not
 };
+
+// Adds element (C, R, Rabs) = (c, r, ra) to s, with the componentwise bound gamma * ra and exactness
+// required where ra <= exact_limit (see exact_limit()). Returns true when both C and R are finite
+// there (the element entered the error). Host and device: compare_host and the runner's GPU
+// comparison (problem.cu) count every element the same way.
+SGEMM_HOST_DEVICE inline bool accumulate(ErrorStats& s, float c, double r, double ra, double gamma,
+                                         double exact_limit) {
+    if (!std::isfinite(r)) {  // an Inf or NaN input reached this element: C must not be finite
+        s.missed_nonfinite += std::isfinite(c);
+        return false;
+    }
+    s.sum_sq_ref += r * r;
+    s.sum_sq_abs_ref += ra * ra;
+    if (!std::isfinite(c)) {
+        ++s.nonfinite;
+        return false;
+    }
+    const double d = static_cast<double>(c) - r;
+    s.sum_sq_diff += d * d;
+    if (std::fabs(d) > gamma * ra) ++s.violations;
+    if (ra <= exact_limit && d != 0) ++s.inexact;
+    return true;
+}
 
 // The reported error: ||C - R||_F / ||R||_F (over the finite part of R; NaN if C is non-finite
 // where R is finite).
