@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/check.h"
+#include "common/cublas_pieces.h"
 
 namespace sgemm {
 
@@ -238,25 +239,17 @@ Problem::Problem(Size size, float alpha, float beta, std::uint64_t seed, bool wi
             check(cudaGetLastError());
             const double a = absolute ? std::fabs(double(alpha)) : double(alpha);
             const double b = absolute ? std::fabs(double(beta)) : double(beta);
-            // Row-major through column-major cuBLAS: C^T = B^T A^T (see kernels/00_cublas.cu). In pieces of
-            // rows of C and of K, each touching at most 2^30 elements of any operand: cuBLAS fails on
-            // calls whose extents reach 2^31 elements (e.g. M = 2^31 - 1), though each is a valid int.
-            constexpr long long kPieceElements = 1ll << 30;
-            const long long rows = std::max(1ll, kPieceElements / std::max<long long>({e.lda, size.N, 1}));
-            const long long cols = std::min<long long>(size.N, kPieceElements);
-            const long long depth = std::max(1ll, kPieceElements / std::max<long long>(e.ldb, 1));
-            for (long long m0 = 0; m0 < size.M; m0 += rows)
-                for (long long n0 = 0; n0 < size.N; n0 += cols)
-                    for (long long k0 = 0; k0 < size.K; k0 += depth) {
-                        const int mc = static_cast<int>(std::min<long long>(rows, size.M - m0));
-                        const int nc = static_cast<int>(std::min<long long>(cols, size.N - n0));
-                        const int kc = static_cast<int>(std::min<long long>(depth, size.K - k0));
-                        const double b0 = k0 == 0 ? b : 1.0;  // later pieces of K add to the first's result
-                        check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, nc, mc, kc, &a,
-                                          Bd.get() + layout.offset + k0 * e.ldb + n0, e.ldb,
-                                          Ad.get() + layout.offset + m0 * e.lda + k0, e.lda, &b0,
-                                          out + m0 * size.N + n0, size.N));
-                    }
+            // Row-major through column-major cuBLAS: C^T = B^T A^T (see kernels/00_cublas.cu). In pieces
+            // (common/cublas_pieces.h) of rows of R, whose rows span A's and R's (leading dimension N),
+            // and of K, whose slices span B's rows.
+            for_each_gemm_piece(size.M, size.N, size.K, std::max<long long>(e.lda, size.N), e.ldb,
+                                [&](const GemmPiece& p) {
+                                    const double b0 = p.k0 == 0 ? b : 1.0;  // later slices of K add to the first's
+                                    check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &a,
+                                                      Bd.get() + layout.offset + p.k0 * e.ldb + p.n0, e.ldb,
+                                                      Ad.get() + layout.offset + p.m0 * e.lda + p.k0, e.lda, &b0,
+                                                      out + p.m0 * size.N + p.n0, size.N));
+                                });
         };
         dgemm(false, R_.get());
         dgemm(true, Rabs_.get());

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "common/check.h"
+#include "common/cublas_pieces.h"
 #include "common/registry.h"
 
 using namespace sgemm;
@@ -105,6 +106,47 @@ TEST(Registry, Step12TakesShapesUpTo2To31) {
                               GemmArgs{1, 2147483647, 21, 1.0f, 0.0f, buffer, 21, buffer, 2147483647, buffer, 2147483647},
                               GemmArgs{1, 1, 2147483647, 1.0f, 0.0f, buffer, 2147483647, buffer, 1, buffer, 1}})
         EXPECT_EQ(k->can_implement(a), "") << a.M << "x" << a.N << "x" << a.K;
+}
+
+// The pieces of a cuBLAS call (baseline and reference) cover C x K exactly once, in order, each
+// within 2^30 elements of every operand it spans; a GEMM that fits is one piece.
+TEST(CublasPieces, CoverTheGemmOnceWithinTheLimit) {
+    struct Case {
+        int M, N, K;
+        long long row_pitch, k_pitch;
+        long long pieces;
+    };
+    const long long limit = kCublasPieceElements;
+    for (const Case& c : {Case{4096, 4096, 4096, 4096, 4096, 1}, Case{2147483647, 1, 1, 1, 0, 2},
+                          Case{2147483647, 1, 2, 2, 0, 4}, Case{1, 2147483647, 1, 2147483647, 0, 2},
+                          Case{1, 1, 2147483647, 2147483647, 1, 2}, Case{3, 5, 7, limit + 1, limit + 1, 3 * 7}}) {
+        SCOPED_TRACE(testing::Message() << c.M << "x" << c.N << "x" << c.K << " row pitch " << c.row_pitch
+                                        << " k pitch " << c.k_pitch);
+        long long m_next = 0, n_next = 0, k_next = 0, area = 0;
+        const long long pieces = for_each_gemm_piece(c.M, c.N, c.K, c.row_pitch, c.k_pitch, [&](const GemmPiece& p) {
+            // Row-major order of pieces: K innermost, then columns, then rows.
+            EXPECT_EQ(p.k0, k_next);
+            if (p.k0 == 0) EXPECT_EQ(p.n0, n_next);
+            if (p.k0 == 0 && p.n0 == 0) EXPECT_EQ(p.m0, m_next);
+            EXPECT_GE(p.m, 1);
+            EXPECT_GE(p.n, 1);
+            EXPECT_GE(p.k, 1);
+            EXPECT_TRUE(p.m == 1 || p.m * c.row_pitch <= limit);
+            EXPECT_LE(p.n, limit);
+            if (c.k_pitch > 0) {
+                EXPECT_TRUE(p.k == 1 || p.k * c.k_pitch <= limit);
+            } else {
+                EXPECT_EQ(p.k, c.K);
+            }
+            if (p.k0 == 0) area += static_cast<long long>(p.m) * p.n;
+            k_next = p.k0 + p.k == c.K ? 0 : p.k0 + p.k;
+            if (k_next == 0) n_next = p.n0 + p.n == c.N ? 0 : p.n0 + p.n;
+            if (k_next == 0 && n_next == 0) m_next = p.m0 + p.m;
+        });
+        EXPECT_EQ(pieces, c.pieces);
+        EXPECT_EQ(m_next, c.M);
+        EXPECT_EQ(area, static_cast<long long>(c.M) * c.N);  // every element of C in one piece per slice of K
+    }
 }
 
 TEST(Registry, ValidateChecksTheGemmContract) {
