@@ -46,7 +46,7 @@ void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t strea
 std::string describe(const sgemm::GemmArgs& a) {
     const long long n = for_each_piece(a, [](const sgemm::GemmPiece&) {});
     return std::string("cublasSgemm, CUBLAS_DEFAULT_MATH") +
-           (n > 1 ? ", " + std::to_string(n) + " calls on pieces of C (one call would reach 2^31 elements)" : "");
+           (n > 1 ? ", " + std::to_string(n) + " calls on pieces of C of at most 2^30 elements of an operand each" : "");
 }
 
 }  // namespace
