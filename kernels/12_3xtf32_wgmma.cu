@@ -547,27 +547,49 @@ Plan plan(const sgemm::GemmArgs& a) {
     return {.small_k = false, .splits = sgemm::ceil_div(k_tiles, per_split), .k_tiles_per_split = per_split};
 }
 
-// Workspace, each piece 256-byte aligned, each split row K floats padded to 4: B^T_big, B^T_small
-// (N rows), A_big, A_small (M rows; the variant that splits A in shared memory: A's scaled copy
-// alone); with split-K the partial sums, splits x M x N; last the row maxima of A (M), the column
-// maxima of B (N) and the band flag.
-std::size_t part_bytes(const sgemm::GemmArgs& a, int rows) {
+std::size_t part_bytes(const sgemm::GemmArgs& a, int rows) {  // rows of K floats padded to 4
     return align256(static_cast<std::size_t>(rows) * round_up4(a.K) * sizeof(float));
-}
-std::size_t maxima_bytes(const sgemm::GemmArgs& a) {  // row maxima, column maxima, the band flag
-    return align256(static_cast<std::size_t>(a.M) * sizeof(unsigned)) +
-           align256(static_cast<std::size_t>(a.N) * sizeof(unsigned)) + 256;
 }
 std::size_t partial_bytes(const sgemm::GemmArgs& a, int splits) {
     return splits > 1 ? align256(static_cast<std::size_t>(splits) * a.M * a.N * sizeof(float)) : 0;
 }
+
+// The workspace, each piece 256-byte aligned: B^T_big, B^T_small (N rows), A_big, A_small (M rows;
+// the variant that splits A in shared memory: A's scaled copy alone); with split-K the partial
+// sums, splits x M x N; last the row maxima of A (M), the column maxima of B (N) and the band flag,
+// zeroed by each launch. Pieces a configuration does not use are nullptr.
+struct Workspace {
+    float *b_big = nullptr, *b_small = nullptr, *a_big = nullptr, *a_small = nullptr, *partials = nullptr;
+    unsigned *row_max = nullptr, *col_max = nullptr, *flag = nullptr;
+    std::size_t bytes = 0, maxima_bytes = 0;  // the whole workspace; its tail of maxima and flag
+};
+
+// The pieces of a workspace at address `base`, for launch(); with base 0, only its size counts
+// (workspace_bytes()): one layout for both.
+template <int kProducts, bool kSplitA>
+Workspace carve(const sgemm::GemmArgs& a, int splits, std::uintptr_t base) {
+    std::uintptr_t end = base;
+    const auto take = [&](std::size_t bytes) { return reinterpret_cast<float*>(std::exchange(end, end + bytes)); };
+    Workspace w;
+    w.b_big = take(part_bytes(a, a.N));
+    if (kProducts == 3) w.b_small = take(part_bytes(a, a.N));
+    w.a_big = take(part_bytes(a, a.M));
+    if (kProducts == 3 && !kSplitA) w.a_small = take(part_bytes(a, a.M));
+    if (splits > 1) w.partials = take(partial_bytes(a, splits));
+    // The maxima and the flag last, where they leave the split copies' addresses as they would be alone.
+    const std::uintptr_t maxima = end;
+    w.row_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(a.M) * sizeof(unsigned))));
+    w.col_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(a.N) * sizeof(unsigned))));
+    w.flag = reinterpret_cast<unsigned*>(take(256));
+    w.bytes = end - base;
+    w.maxima_bytes = end - maxima;
+    return w;
+}
+
 template <int BM, int BN, int BK, int kProducts, bool kSplitA>
 std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
     const Plan p = plan<BM, BN, BK>(a);
-    if (p.small_k) return 0;
-    const int parts = kProducts == 3 ? 2 : 1;
-    const std::size_t a_bytes = kSplitA ? part_bytes(a, a.M) : parts * part_bytes(a, a.M);
-    return maxima_bytes(a) + parts * part_bytes(a, a.N) + a_bytes + partial_bytes(a, p.splits);
+    return p.small_k ? 0 : carve<kProducts, kSplitA>(a, p.splits, 0).bytes;
 }
 
 template <bool kTranspose, Tf32 kMode, bool kScaled = false>
@@ -597,21 +619,10 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
     static const cudaError_t opt_in = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     sgemm::check(opt_in);
 
-    char* ws = static_cast<char*>(workspace);
-    const auto take = [&](std::size_t bytes) { return std::exchange(ws, ws + bytes); };
+    const Workspace w = carve<kProducts, kSplitA>(args, p.splits, reinterpret_cast<std::uintptr_t>(workspace));
+    const auto& [b_big, b_small, a_big, a_small, partials, row_max, col_max, flag, bytes, maxima_bytes] = w;
     const long long ld = round_up4(K);
-    auto* b_big = reinterpret_cast<float*>(take(part_bytes(args, N)));
-    float* b_small = kProducts == 3 ? reinterpret_cast<float*>(take(part_bytes(args, N))) : nullptr;
-    // A_big and A_small in the workspace; for the variant that splits A in shared memory, A's copy
-    // (checked against the band and scaled like the split copies, the split itself left to the kernel).
-    float* a_big = reinterpret_cast<float*>(take(part_bytes(args, M)));
-    float* a_small = !kSplitA && kProducts == 3 ? reinterpret_cast<float*>(take(part_bytes(args, M))) : nullptr;
-    float* partials = p.splits > 1 ? reinterpret_cast<float*>(take(partial_bytes(args, p.splits))) : nullptr;
-    // The maxima and the flag last, where they leave the split copies' addresses as they would be alone.
-    auto* row_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(M) * sizeof(unsigned))));
-    auto* col_max = reinterpret_cast<unsigned*>(take(align256(static_cast<std::size_t>(N) * sizeof(unsigned))));
-    auto* flag = reinterpret_cast<unsigned*>(take(256));
-    sgemm::check(cudaMemsetAsync(row_max, 0, maxima_bytes(args), stream));  // maxima and flag
+    sgemm::check(cudaMemsetAsync(row_max, 0, maxima_bytes, stream));  // maxima and flag
     const unsigned* a_scale = row_max;
 
     // Split unscaled, flagging elements outside the band; then, only if one was, scan for the
