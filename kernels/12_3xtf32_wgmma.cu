@@ -524,6 +524,7 @@ constexpr int kMinKTilesPerSplit = 8;  // a split's pipeline must run long enoug
 struct Plan {
     bool small_k = false;
     int splits = 1, k_tiles_per_split = 0;
+    int sms = 0;  // the SMs of the device it was made for (the grids of the pre-pass and reduction)
 };
 
 int multiprocessors() {
@@ -540,11 +541,11 @@ Plan plan(const sgemm::GemmArgs& a) {
     const long long tiles = sgemm::tile_total(a.M, a.N, BM, BN);
     // One block per SM (its shared memory): with fewer tiles than SMs, split K until they are used,
     // keeping every split at least kMinKTilesPerSplit k-tiles long.
-    const long long sms = multiprocessors();
+    const int sms = multiprocessors();
     int splits = 1;
     if (tiles < sms) splits = static_cast<int>(std::max(1ll, std::min<long long>(sms / tiles, k_tiles / kMinKTilesPerSplit)));
     const int per_split = sgemm::ceil_div(k_tiles, splits);
-    return {.small_k = false, .splits = sgemm::ceil_div(k_tiles, per_split), .k_tiles_per_split = per_split};
+    return {.small_k = false, .splits = sgemm::ceil_div(k_tiles, per_split), .k_tiles_per_split = per_split, .sms = sms};
 }
 
 std::size_t part_bytes(const sgemm::GemmArgs& a, int rows) {  // rows of K floats padded to 4
@@ -634,7 +635,7 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
         const long long items = static_cast<long long>(M) * sgemm::ceil_div(K, kScanSpanA) +
                                 static_cast<long long>(sgemm::ceil_div(N, 32)) * sgemm::ceil_div(K, kScanRowsB);
         const int blocks =
-            static_cast<int>(std::min<long long>((items + kScanThreads / 32 - 1) / (kScanThreads / 32), 32ll * multiprocessors()));
+            static_cast<int>(std::min<long long>((items + kScanThreads / 32 - 1) / (kScanThreads / 32), 32ll * p.sms));
         sgemm::launch_checked(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, M, N, K, A, lda,
                               B, ldb, flag, row_max, col_max);
     }
@@ -654,7 +655,7 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
                           col_max, p.k_tiles_per_split, partials, a_big_map, a_small_map, b_big_map, b_small_map);
     if (partials) {
         const std::size_t mn = static_cast<std::size_t>(M) * N;
-        const int blocks = static_cast<int>(std::min<std::size_t>((mn + 255) / 256, 32ull * multiprocessors()));
+        const int blocks = static_cast<int>(std::min<std::size_t>((mn + 255) / 256, 32ull * p.sms));
         sgemm::launch_checked(sgemm_12_3xtf32_wgmma_reduce, dim3(blocks), dim3(256), 0, stream, M, N, p.splits, partials,
                               a_scale, col_max, flag, alpha, beta, C, ldc);
     }
