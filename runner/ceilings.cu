@@ -3,7 +3,8 @@
 //   (a) the FFMA limit: a kernel that does nothing but independent FFMAs, enough warps for every SM;
 //       next to it the theoretical rate 2 FLOP x FP32 lanes per SM x SMs x SM clock, with the clock
 //       from cudaDevAttrClockRate, which is the MAXIMUM (boost) clock, not the clock the run got;
-//   (b) device-to-device copy bandwidth: cudaMemcpyAsync of >= 2 GiB, bytes read + bytes written;
+//   (b) device-to-device copy bandwidth: the copy kernel of copy_bandwidth.cu (the one the runner's
+//       roofline measures with) on >= 2 GiB, bytes read + bytes written;
 //   (c) cuBLAS SGEMM at 8192^3 with CUBLAS_DEFAULT_MATH (FP32 FFMA) and CUBLAS_TF32_TENSOR_OP_MATH;
 //   (d) the device block of sgemm_runner (name, SMs, clocks, driver, CUDA, cuBLAS).
 // Every time is a median over timed repetitions after warm-up, each repetition timed by its own pair
@@ -27,14 +28,19 @@
 #include <nlohmann/json.hpp>
 
 #include "common/check.h"
+#include "common/gpu_rates.h"
+#include "copy_bandwidth.h"
 #include "device_info.h"
+#include "event_timing.h"
 #include "provenance.h"
 #include "report.h"
 
 namespace {
 
 using sgemm::check;
+using sgemm::median;
 using sgemm::portable_command_line;
+using sgemm::time_ms;
 using sgemm::utc_now;
 using json = nlohmann::json;
 
@@ -64,41 +70,6 @@ __global__ void __launch_bounds__(kFfmaThreads) ffma_limit(int trips, float x, f
 #pragma unroll
     for (int c = 0; c < kChains; ++c) sum += acc[c];
     out[blockIdx.x * blockDim.x + threadIdx.x] = sum;  // keeps the chains alive
-}
-
-// FP32 lanes (FFMA per clock) per SM, from the CUDA C++ Programming Guide's arithmetic-throughput
-// table: 64 on sm_80 (A100), 128 on sm_86, sm_89, sm_90 (H100, H200) and later. 0 = unknown.
-int fp32_lanes_per_sm(int cc) {
-    if (cc == 80) return 64;
-    if (cc >= 86) return 128;
-    return 0;
-}
-
-// ---- timing --------------------------------------------------------------------------------------
-template <typename F>
-std::vector<float> time_ms(int warmup, int reps, F&& launch) {
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start));
-    check(cudaEventCreate(&stop));
-    for (int i = 0; i < warmup; ++i) launch();
-    check(cudaDeviceSynchronize());
-    std::vector<float> ms(reps);
-    for (int i = 0; i < reps; ++i) {
-        check(cudaEventRecord(start));
-        launch();
-        check(cudaEventRecord(stop));
-        check(cudaEventSynchronize(stop));
-        check(cudaEventElapsedTime(&ms[i], start, stop));
-    }
-    check(cudaEventDestroy(start));
-    check(cudaEventDestroy(stop));
-    return ms;
-}
-
-double median(std::vector<float> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (static_cast<double>(v[n / 2 - 1]) + v[n / 2]);
 }
 
 __global__ void fill(float* p, size_t n, unsigned seed) {
@@ -162,7 +133,7 @@ int main(int argc, char** argv) {
         const int cc = sgemm::compute_capability(o.device);
         int clock_khz = 0;
         check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, o.device));
-        const int lanes = fp32_lanes_per_sm(cc);
+        const int lanes = sgemm::fp32_lanes_per_sm(cc);
 
         // (a) FFMA
         const int blocks = sms * kFfmaBlocksPerSm;
@@ -179,22 +150,11 @@ int main(int argc, char** argv) {
         const double ffma_flop = 2.0 * ffma_per_thread * blocks * kFfmaThreads;
         const double ffma_med = median(ffma_ms);
         const double ffma_tflops = ffma_flop / (ffma_med * 1e-3) / 1e12;
-        const double theory_tflops = 2.0 * lanes * sms * (clock_khz * 1e3) / 1e12;
+        const double theory_tflops = sgemm::ffma_peak_flops(cc, sms, clock_khz * 1e3) / 1e12;
 
-        // (b) device-to-device copy
-        const size_t copy_bytes = static_cast<size_t>(o.copy_gib * (1ull << 30)) / 256 * 256;
-        void *src = nullptr, *dst = nullptr;
-        check(cudaMalloc(&src, copy_bytes));
-        check(cudaMalloc(&dst, copy_bytes));
-        check(cudaMemset(src, 1, copy_bytes));
-        check(cudaMemset(dst, 0, copy_bytes));
-        const std::vector<float> copy_ms = time_ms(o.warmup, o.reps, [&] {
-            check(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice));
-        });
-        check(cudaFree(src));
-        check(cudaFree(dst));
-        const double copy_med = median(copy_ms);
-        const double copy_gbs = 2.0 * copy_bytes / (copy_med * 1e-3) / 1e9;  // read + written
+        // (b) device-to-device copy, by the same function as the runner's roofline
+        const sgemm::CopyBandwidth copy =
+            sgemm::measure_copy_bandwidth(static_cast<size_t>(o.copy_gib * (1ull << 30)), o.warmup, o.reps);
 
         // (c) cuBLAS at gemm_size^3 (column-major C = A B; the layout does not change the work)
         const int n = o.gemm_size;
@@ -238,7 +198,7 @@ int main(int argc, char** argv) {
                         "FFMA limit, theoretical at max clock", theory_tflops, lanes, sms, clock_khz / 1000,
                         100.0 * ffma_tflops / theory_tflops);
         std::printf("%-44s %12.1f GB/s     (%.2f GiB per copy, read + written, median %.4f ms)\n",
-                    "device-to-device copy", copy_gbs, copy_bytes / double(1ull << 30), copy_med);
+                    "device-to-device copy", copy.gb_per_s, copy.bytes / double(1ull << 30), copy.median_ms);
         for (const auto& [name, tf] : gemm_print)
             std::printf("%-44s %12.2f TFLOP/s  (%d^3)\n", ("cuBLAS SGEMM, " + name).c_str(), tf, n);
         if (ffma_before.sm_mhz || ffma_after.sm_mhz)
@@ -274,13 +234,13 @@ int main(int argc, char** argv) {
                   {"sm_clock_before_mhz", opt_json(ffma_before.sm_mhz)},
                   {"sm_clock_after_mhz", opt_json(ffma_after.sm_mhz)}}},
                 {"copy",
-                 {{"method", "cudaMemcpyAsync device to device"},
-                  {"bytes_per_copy", copy_bytes},
-                  {"bytes_counted", 2 * copy_bytes},
+                 {{"method", sgemm::copy_method(o.warmup, o.reps)},
+                  {"bytes_per_copy", copy.bytes},
+                  {"bytes_counted", 2 * copy.bytes},
                   {"counted", "bytes read + bytes written"},
-                  {"median_ms", copy_med},
-                  {"min_ms", *std::min_element(copy_ms.begin(), copy_ms.end())},
-                  {"gb_per_s", copy_gbs}}},
+                  {"median_ms", copy.median_ms},
+                  {"min_ms", copy.min_ms},
+                  {"gb_per_s", copy.gb_per_s}}},
                 {"cublas", gemm_rows},
             };
             std::ofstream f(o.json_path);

@@ -186,6 +186,8 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
                  "For kernels that choose a configuration by shape: time every candidate configuration and show "
                  "the best next to the kernel's own pick");
     app.add_flag("!--no-check", out.check, "Skip the float64 reference and the correctness checks");
+    app.add_flag("!--no-roofline", out.roofline,
+                 "Skip the DRAM bandwidth measurement at start-up: no roofline, the % roof column shows '-'");
     app.add_flag("--hot-l2", out.hot_l2,
                  "Time back-to-back launches with a warm L2 (default: the L2 is flushed before each timed launch)");
     try {

@@ -42,6 +42,7 @@ struct Options {
     int offset = 0;   // A, B and C start this many floats after an aligned allocation
     bool verbose = false;
     bool tune = false;
+    bool roofline = true;  // --no-roofline: no DRAM measurement, no roof per shape
     std::vector<Distribution> inits{Distribution::kUniform};  // --init: one table per size and distribution
 };
 

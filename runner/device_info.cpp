@@ -6,6 +6,8 @@
 #include <string>
 
 #include "common/check.h"
+#include "common/gpu_rates.h"
+#include "roofline.h"
 
 // NVML is part of the driver, not the toolkit: loaded at run time so that the runner starts
 // (for --help and --list) on a machine without a driver. Where nvml.h is installed its
@@ -92,9 +94,11 @@ DeviceInfo query_device(int index) {
     int khz = 0;
     check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, index));
     d.sm_clock_max_mhz = khz / 1000;
+    d.ffma_peak_tflops = theoretical_ffma_tflops(10 * prop.major + prop.minor, d.sm_count, khz * 1e3);
     check(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, index));
     d.mem_clock_max_mhz = khz / 1000;
     d.mem_bus_bits = prop.memoryBusWidth;
+    if (const double dram = dram_peak_bytes_per_s(khz * 1e3, d.mem_bus_bits); dram > 0) d.dram_peak_gbs = dram / 1e9;
     d.l2_bytes = prop.l2CacheSize;
     d.global_mem_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
 

@@ -10,16 +10,20 @@
 
 #include "cli.h"
 #include "common/check.h"
+#include "common/gpu_rates.h"
+#include "copy_bandwidth.h"
 #include "device_info.h"
 #include "problem.h"
 #include "provenance.h"
 #include "report.h"
+#include "roofline.h"
 
 using namespace sgemm;
 
 namespace {
 
 constexpr int kExitFail = 1, kExitUsage = 2, kExitRuntime = 3;
+constexpr int kCopyWarmup = 3, kCopyReps = 10;  // the DRAM bandwidth measurement, once per run
 
 // NVIDIA_TF32_OVERRIDE changes the math libraries' TF32 behaviour behind the
 // program's back; any value but 0 is refused so that cuBLAS is plainly FP32.
@@ -30,7 +34,21 @@ void refuse_tf32_override() {
                          " is set: it overrides the math libraries' TF32 choice, so cuBLAS might not be plain FP32. Unset it (or set 0).");
 }
 
-Result base_result(const KernelInfo& k, const Size& s, const GemmArgs& args, Distribution init) {
+// The run's rates, measured before any problem is allocated: the theoretical FFMA peak and the DRAM
+// bandwidth a copy kernel reaches.
+Roofline measure_roofline(const DeviceInfo& device, int cc) {
+    const CopyBandwidth copy = measure_copy_bandwidth(roofline_copy_bytes(), kCopyWarmup, kCopyReps);
+    Roofline r;
+    r.dram_gbs_measured = copy.gb_per_s;
+    r.copy_bytes = copy.bytes;
+    r.method = copy_method(kCopyWarmup, kCopyReps);
+    r.ffma_peak_tflops = device.ffma_peak_tflops;
+    r.fp32_lanes_per_sm = fp32_lanes_per_sm(cc);
+    return r;
+}
+
+Result base_result(const KernelInfo& k, const Size& s, const GemmArgs& args, Distribution init,
+                   const std::optional<Roofline>& roofline) {
     Result r;
     r.kernel = k.number;
     r.name = k.name;
@@ -38,6 +56,13 @@ Result base_result(const KernelInfo& k, const Size& s, const GemmArgs& args, Dis
     r.init = to_string(init);
     r.precision = to_string(k.precision);
     r.config = k.describe(args);
+    // The roof belongs to the shape, so an N/A row has it too; its pct_roof stays empty.
+    if (roofline)
+        if (const auto roof = gemm_roof(s.M, s.N, s.K, args.beta, roofline->ffma_peak_tflops.value_or(0) * 1e12,
+                                        roofline->dram_gbs_measured * 1e9)) {
+            r.roof_ms = roof->seconds * 1e3;
+            r.roof_bound = roof->bound;
+        }
     return r;
 }
 
@@ -79,6 +104,7 @@ Result measure(Problem& p, const KernelInfo& k, const Launcher& launcher, Result
     r.min_ms = t.min_ms;
     r.tflops = 2.0 * s.M * double(s.N) * s.K / (t.median_ms * 1e-3) / 1e12;
     r.pct_cublas = k.number == 0 ? 100.0 : 100.0 * cublas_ms / t.median_ms;
+    if (r.roof_ms) r.pct_roof = 100.0 * *r.roof_ms / t.median_ms;
     return r;
 }
 
@@ -110,7 +136,7 @@ void tune(Problem& p, const KernelInfo& k, const Options& opt, double cublas_ms,
     const Result* best = nullptr;
     const std::size_t first = report.results.size();
     for (const Candidate& c : k.candidates_fn(args)) {
-        Result r = base_result(k, p.size(), args, p.init());
+        Result r = base_result(k, p.size(), args, p.init(), report.roofline);
         r.config = c.description;
         r.tune_candidate = true;
         r.picked = c.description == pick;
@@ -203,6 +229,10 @@ int run(int argc, char** argv) {
         return bytes;
     };
     for (const Size& s : opt.sizes) Problem::ensure_fits(s, opt.check, layout, workspace_for(s));
+    // Once every size is known to fit (one that does not exits 2 before any GPU work) and before any problem
+    // is allocated: the copy takes up to half of the free memory for a moment.
+    if (opt.roofline) report.roofline = measure_roofline(report.device, cc);
+    std::printf("%s", roofline_header(report.device, report.roofline).c_str());
 
     bool all_pass = true;
     for (const Size& s : opt.sizes)
@@ -214,12 +244,12 @@ int run(int argc, char** argv) {
             std::printf("\nM=%d N=%d K=%d, inputs %s  (%s)\n%s", s.M, s.N, s.K, std::string(to_string(init)).c_str(),
                         pass_rule(init, opt.alpha, opt.beta, s.K).c_str(), table_header().c_str());
             const Result base = measure(problem, *cublas, launcher_of(*cublas, args),
-                                        base_result(*cublas, s, args, init), opt, 0);
+                                        base_result(*cublas, s, args, init, report.roofline), opt, 0);
             print_row(base, opt);
             report.results.push_back(base);
             all_pass &= base.status != "FAIL";
             for (const KernelInfo* k : kernels) {
-                Result r = base_result(*k, s, args, init);
+                Result r = base_result(*k, s, args, init, report.roofline);
                 if (const std::string why = not_runnable(*k, cc, args); !why.empty()) {
                     r.status = "N/A";  // does not count as a failure: the kernel was never launched
                     r.not_run_reason = why;

@@ -26,8 +26,17 @@ struct adl_serializer<std::optional<T>> {
 
 namespace sgemm {
 
+namespace {
+// A key added after files were committed: absent reads as empty, like null.
+template <typename T>
+void get_optional(const nlohmann::json& j, const char* key, std::optional<T>& field) {
+    if (j.contains(key)) j.at(key).get_to(field);
+}
+}  // namespace
+
 // Every key is required when reading (a malformed file throws), except the fields that
-// schema sgemm-steps/2 and --init added, which default (older files stay readable).
+// schema sgemm-steps/2, --init and the roofline added, which default (older files stay readable).
+// The device block's theoretical rates are such fields: Report's to_json and report_from_json add them.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceInfo, index, name, compute_capability, sm_count, sm_clock_max_mhz,
                                    mem_clock_max_mhz, sm_clock_now_mhz, mem_clock_now_mhz, mem_bus_bits, l2_bytes,
                                    global_mem_bytes, driver_version, cuda_driver, cuda_runtime, cublas)
@@ -35,6 +44,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Settings, alpha, beta, warmup, r
                                                 init)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, git_commit, git_dirty, build_type, cuda_architectures, cuda_compiler,
                                    cxx_compiler, tuning)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Roofline, dram_gbs_measured, copy_bytes, method, ffma_peak_tflops,
+                                   fp32_lanes_per_sm)
 
 void to_json(nlohmann::json& j, const Result& r) {
     j = {{"kernel", r.kernel},
@@ -66,7 +77,10 @@ void to_json(nlohmann::json& j, const Result& r) {
          {"picked", r.picked},
          {"init", r.init},
          {"missed_nonfinite", r.missed_nonfinite},
-         {"inexact", r.inexact}};
+         {"inexact", r.inexact},
+         {"roof_ms", r.roof_ms},
+         {"pct_roof", r.pct_roof},
+         {"roof_bound", r.roof_bound}};
 }
 
 void from_json(const nlohmann::json& j, Result& r) {
@@ -97,18 +111,24 @@ void from_json(const nlohmann::json& j, Result& r) {
                               std::pair{"sm_clock_after_mhz", &r.sm_clock_after_mhz},
                               std::pair{"mem_clock_before_mhz", &r.mem_clock_before_mhz},
                               std::pair{"mem_clock_after_mhz", &r.mem_clock_after_mhz}})
-        if (j.contains(key)) j.at(key).get_to(*field);
+        get_optional(j, key, *field);
     r.tune_candidate = j.value("tune_candidate", false);
     r.picked = j.value("picked", false);
     r.init = j.value("init", defaults.init);
     r.missed_nonfinite = j.value("missed_nonfinite", defaults.missed_nonfinite);
     r.inexact = j.value("inexact", defaults.inexact);
+    get_optional(j, "roof_ms", r.roof_ms);
+    get_optional(j, "pct_roof", r.pct_roof);
+    get_optional(j, "roof_bound", r.roof_bound);
 }
 
 nlohmann::json to_json(const Report& r) {
+    nlohmann::json device = r.device;
+    device["ffma_peak_tflops"] = r.device.ffma_peak_tflops;
+    device["dram_peak_gbs"] = r.device.dram_peak_gbs;
     return {{"schema", r.schema},     {"generated_utc", r.generated_utc}, {"command", r.command},
-            {"build", r.build},       {"device", r.device},               {"settings", r.settings},
-            {"results", r.results}};
+            {"build", r.build},       {"device", device},                 {"settings", r.settings},
+            {"results", r.results},   {"roofline", r.roofline}};
 }
 
 Report report_from_json(const nlohmann::json& j) {
@@ -117,9 +137,13 @@ Report report_from_json(const nlohmann::json& j) {
     j.at("generated_utc").get_to(r.generated_utc);
     r.command = j.value("command", "");
     if (j.contains("build")) j.at("build").get_to(r.build);  // schema sgemm-steps/1 had none
-    j.at("device").get_to(r.device);
+    const nlohmann::json& device = j.at("device");
+    device.get_to(r.device);
+    get_optional(device, "ffma_peak_tflops", r.device.ffma_peak_tflops);
+    get_optional(device, "dram_peak_gbs", r.device.dram_peak_gbs);
     j.at("settings").get_to(r.settings);
     j.at("results").get_to(r.results);
+    get_optional(j, "roofline", r.roofline);  // null with --no-roofline, absent in older files
     return r;
 }
 
@@ -137,18 +161,33 @@ std::string device_header(const DeviceInfo& d) {
     return buf;
 }
 
+std::string roofline_header(const DeviceInfo& d, const std::optional<Roofline>& roofline) {
+    if (!roofline) return "roofline: not measured (--no-roofline)\n";
+    char ffma[160], dram[128];
+    if (roofline->ffma_peak_tflops)
+        std::snprintf(ffma, sizeof ffma, "FFMA %.1f TFLOP/s (%d lanes x %d SMs x %d MHz, max clock; theoretical)",
+                      *roofline->ffma_peak_tflops, roofline->fp32_lanes_per_sm, d.sm_count, d.sm_clock_max_mhz);
+    else
+        std::snprintf(ffma, sizeof ffma, "FFMA peak unknown for compute capability %s (no roof)",
+                      d.compute_capability.c_str());
+    std::snprintf(dram, sizeof dram, "DRAM %.2f TB/s measured (copy kernel, read + written, %.2f GiB)",
+                  roofline->dram_gbs_measured / 1e3, roofline->copy_bytes / 1073741824.0);
+    return std::string("roofline: ") + ffma + ", " + dram + "\n";
+}
+
 std::string table_header() {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%4s %-28s %10s %9s %9s %10s %10s %10s %10s  %s\n", "#", "kernel", "median ms",
-                  "TFLOP/s", "% cuBLAS", "rel err", "bound", "cuBLAS err", "max|d cuB|", "check");
+    std::snprintf(buf, sizeof buf, "%4s %-28s %10s %9s %9s %7s %10s %10s %10s %10s  %s\n", "#", "kernel",
+                  "median ms", "TFLOP/s", "% cuBLAS", "% roof", "rel err", "bound", "cuBLAS err", "max|d cuB|",
+                  "check");
     return buf;
 }
 
 std::string table_row(const Result& r) {
     char buf[512];
     if (r.status == "N/A") {
-        std::snprintf(buf, sizeof buf, "%4d %-28s %10s %9s %9s %10s %10s %10s %10s  N/A (%s)\n", r.kernel,
-                      r.name.c_str(), "-", "-", "-", "-", "-", "-", "-", r.not_run_reason.c_str());
+        std::snprintf(buf, sizeof buf, "%4d %-28s %10s %9s %9s %7s %10s %10s %10s %10s  N/A (%s)\n", r.kernel,
+                      r.name.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", r.not_run_reason.c_str());
         return buf;
     }
     auto num = [](const std::optional<double>& v) {
@@ -159,9 +198,12 @@ std::string table_row(const Result& r) {
             std::snprintf(b, sizeof b, "%s", v ? "nan" : "-");
         return std::string(b);
     };
-    std::snprintf(buf, sizeof buf, "%4d %-28s %10.4f %9.2f %8.1f%% %10s %10s %10s %10s  %s", r.kernel, r.name.c_str(),
-                  r.median_ms, r.tflops, r.pct_cublas, num(r.rel_err).c_str(), num(r.bound).c_str(),
-                  num(r.cublas_rel_err).c_str(), num(r.max_abs_diff_cublas).c_str(), r.status.c_str());
+    char roof[16] = "-";
+    if (r.pct_roof && std::isfinite(*r.pct_roof)) std::snprintf(roof, sizeof roof, "%.1f%%", *r.pct_roof);
+    std::snprintf(buf, sizeof buf, "%4d %-28s %10.4f %9.2f %8.1f%% %7s %10s %10s %10s %10s  %s", r.kernel,
+                  r.name.c_str(), r.median_ms, r.tflops, r.pct_cublas, roof, num(r.rel_err).c_str(),
+                  num(r.bound).c_str(), num(r.cublas_rel_err).c_str(), num(r.max_abs_diff_cublas).c_str(),
+                  r.status.c_str());
     std::string row = buf;
     if (r.nonfinite || r.missed_nonfinite || r.componentwise_violations || r.inexact)
         row += " (" + std::to_string(r.nonfinite) + " NaN/Inf where R is finite, " +

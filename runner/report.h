@@ -27,6 +27,10 @@ struct DeviceInfo {
     std::string cuda_driver;     // CUDA version the driver supports, e.g. "13.0"
     std::string cuda_runtime;
     std::string cublas;
+    // Theoretical rates from clocks and bus width (common/gpu_rates.h); empty where unknown (an
+    // unknown compute capability, a bus width of 0) and in files from before the roofline.
+    std::optional<double> ffma_peak_tflops;  // 2 x FP32 lanes x SMs x max SM clock
+    std::optional<double> dram_peak_gbs;     // 2 x max memory clock x bus width / 8, 1e9 bytes/s
     friend bool operator==(const DeviceInfo&, const DeviceInfo&) = default;
 };
 
@@ -75,7 +79,21 @@ struct Result {
     std::string init = "uniform";  // the distribution of the inputs (--init)
     std::uint64_t missed_nonfinite = 0;  // finite elements where R is NaN/Inf
     std::uint64_t inexact = 0;           // elements that had to equal R exactly (integers) and did not
+    // The shape's roof (roofline.h) at the run's rates; empty with --no-roofline or an unknown FFMA peak.
+    // pct_roof = 100 roof_ms / median_ms, empty on N/A rows.
+    std::optional<double> roof_ms, pct_roof;
+    std::optional<std::string> roof_bound;  // "flop" or "dram"
     friend bool operator==(const Result&, const Result&) = default;
+};
+
+// The rates every roof of a run is computed from: measured once per run, before any problem is allocated.
+struct Roofline {
+    double dram_gbs_measured = 0;  // copy kernel: bytes read + written / median time, 1e9 bytes/s
+    std::uint64_t copy_bytes = 0;  // bytes copied per launch (each read once and written once)
+    std::string method;            // how dram_gbs_measured was measured
+    std::optional<double> ffma_peak_tflops;  // theoretical (the device block's), empty when unknown
+    int fp32_lanes_per_sm = 0;               // what ffma_peak_tflops counts per SM and clock; 0: unknown
+    friend bool operator==(const Roofline&, const Roofline&) = default;
 };
 
 struct Report {
@@ -86,6 +104,7 @@ struct Report {
     DeviceInfo device;
     Settings settings;
     std::vector<Result> results;
+    std::optional<Roofline> roofline;  // empty with --no-roofline
     friend bool operator==(const Report&, const Report&) = default;
 };
 
@@ -93,6 +112,8 @@ nlohmann::json to_json(const Report& r);
 Report report_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception on a malformed file
 
 std::string device_header(const DeviceInfo& d);
+// "roofline: FFMA ... TFLOP/s (...), DRAM ... TB/s measured (...)", once per run.
+std::string roofline_header(const DeviceInfo& d, const std::optional<Roofline>& roofline);
 std::string table_header();
 std::string table_row(const Result& r);  // a PASS/FAIL/UNCHECKED or N/A row
 

@@ -52,13 +52,14 @@ TEST(ParseOptions, Defaults) {
     EXPECT_TRUE(o.check);
     EXPECT_FALSE(o.hot_l2);
     EXPECT_FALSE(o.list);
+    EXPECT_TRUE(o.roofline);
     EXPECT_EQ(o.inits, std::vector<Distribution>{Distribution::kUniform});
 }
 
 TEST(ParseOptions, AllOptions) {
     const Options o = parse({"--kernel", "1,naive", "-k", "2", "--size", "1,2,3", "--size", "4x5x6", "--alpha",
                              "-1.25", "--beta", "0.5", "--warmup", "0", "--reps", "7", "--seed", "99", "--json",
-                             "out.json", "--device", "1", "--no-check", "--hot-l2"});
+                             "out.json", "--device", "1", "--no-check", "--hot-l2", "--no-roofline"});
     EXPECT_EQ(o.kernels, (std::vector<std::string>{"1,naive", "2"}));
     EXPECT_EQ(o.sizes, (std::vector<Size>{{1, 2, 3}, {4, 5, 6}}));
     EXPECT_EQ(o.alpha, -1.25f);
@@ -70,6 +71,7 @@ TEST(ParseOptions, AllOptions) {
     EXPECT_EQ(o.device, 1);
     EXPECT_FALSE(o.check);
     EXPECT_TRUE(o.hot_l2);
+    EXPECT_FALSE(o.roofline);
 }
 
 TEST(ParseOptions, RejectsBadValues) {

@@ -147,11 +147,22 @@ TEST_P(Kernel, DeterministicRunToRun) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
     if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
-    // Deep K (split-K), a matrix-vector product each way (GEMV, M == 1 with its K split) and a
-    // square whose last round of tiles is partial (the tail split).
-    for (const Size& s : {Size{129, 131, 4099}, Size{64, 64, 8192}, Size{1000, 1, 3000}, Size{1, 4096, 8192},
-                          Size{3000, 3000, 3000}}) {
-        Problem p(s, 0.5f, 3.0f, run_seed(), true);
+    // Deep K (split-K), a matrix-vector product each way (GEMV, M == 1 with its K split), a
+    // square whose last round of tiles is partial (the tail split), skinny M with B's rows aligned
+    // and not, split over K (the last block of a column range reduces) on a padded, unaligned view
+    // too, in one and in several row groups, a tiny M x N with a huge K, and small K (the outer
+    // kernel) on both kinds of view.
+    struct Case {
+        Size size;
+        Layout layout;
+    };
+    for (const Case& tc : {Case{{129, 131, 4099}, {}}, Case{{64, 64, 8192}, {}}, Case{{1000, 1, 3000}, {}},
+                          Case{{1, 4096, 8192}, {}}, Case{{3000, 3000, 3000}, {}}, Case{{32, 4096, 2048}, {}},
+                          Case{{20, 1003, 5000}, {}}, Case{{13, 1000, 3001}, {3, 1}}, Case{{7, 9, 100003}, {}},
+                          Case{{1000, 1003, 7}, {}}, Case{{999, 260, 32}, {1, 1}},
+                          Case{{50, 1003, 3000}, {1, 1}}, Case{{64, 4096, 1024}, {}}}) {
+        const Size& s = tc.size;
+        Problem p(s, 0.5f, 3.0f, run_seed(), true, tc.layout);
         if (!k.can_implement(p.args()).empty()) continue;
         std::vector<Launcher> launchers{launcher_of(k, p.args())};
         std::vector<std::string> names{k.describe(p.args())};
@@ -164,7 +175,8 @@ TEST_P(Kernel, DeterministicRunToRun) {
                 names.push_back(c.description);
             }
         for (std::size_t i = 0; i < launchers.size(); ++i) {
-            SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " config "
+            SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " ld pad "
+                                            << tc.layout.ld_pad << " offset " << tc.layout.offset << " config "
                                             << names[i]);
             p.run_once(launchers[i]);
             const CheckResult c = p.verify();

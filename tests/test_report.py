@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Tests for scripts/report, scripts/bench, scripts/ncu_summary.py and the SASS parsing of
-tests/check_sass.py and scripts/sass_stats (on made-up SASS text); no GPU and no CUDA tool needed.
+"""Tests for scripts/report, scripts/bench (and its shape zoo, scripts/sgemm_zoo.py), scripts/ncu_summary.py
+and the SASS parsing of tests/check_sass.py and scripts/sass_stats (on made-up SASS text); no GPU and no
+CUDA tool needed.
 
 Run from the repository root:  python3 tests/test_report.py
 The results JSON here is synthetic: it exists only to test the tools. The PNG checks are
@@ -33,6 +34,7 @@ BENCH = os.path.join(SCRIPTS, "bench")
 sys.path.insert(0, SCRIPTS)
 import ncu_summary  # noqa: E402
 import sgemm_results as sr  # noqa: E402
+import sgemm_zoo as zoo  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_paths  # noqa: E402  (its pattern for absolute paths)
@@ -448,27 +450,38 @@ if "--list" in args:
                                    "tuning_variant": n >= 100, "tunable": False} for n, name, idea in KERNELS]}))
     sys.exit(0)
 opt = lambda key, default=None: args[args.index(key) + 1] if key in args else default
-m, n, k = (int(x) for x in opt("--size").split(","))
-if m == 13:  # names its own path and its --json path, as a real error message may
+sizes = [tuple(int(x) for x in args[i + 1].split(",")) for i, a in enumerate(args) if a == "--size"]
+if (13, 64, 64) in sizes:  # names its own path and its --json path, as a real error message may
     print(f"CUDA error: out of memory (fake) in {sys.argv[0]} writing {opt('--json')}", file=sys.stderr)
     sys.exit(3)
 wanted = [int(x) for x in opt("--kernel").split(",")]
-flop = 2.0 * m * n * k
-cublas_ms = flop / 40e12 * 1e3
 rows = []
-for number in [0] + [w for w in wanted if w != 0]:
-    name = {kn: name for kn, name, _ in KERNELS}[number]
-    ms = cublas_ms * (1 if number == 0 else 10.0 / number)
-    rows.append({"kernel": number, "name": name, "M": m, "N": n, "K": k, "median_ms": ms, "min_ms": ms,
-                 "tflops": flop / ms / 1e9, "pct_cublas": cublas_ms / ms * 100, "rel_err": 0.0, "bound": 1e-5,
-                 "cublas_rel_err": 0.0, "max_abs_diff_cublas": 0.0, "nonfinite": 0,
-                 "componentwise_violations": 0, "status": "PASS"})
+for m, n, k in sizes:  # every --size, in order, as the runner does (less FAKE_RUNNER_SKIP's, for a broken one)
+    if f"{m},{n},{k}" == os.environ.get("FAKE_RUNNER_SKIP"):
+        continue
+    flop = 2.0 * m * n * k
+    cublas_ms = flop / 40e12 * 1e3
+    roof_ms = max(flop / 60e12, 4.0 * (m * k + k * n + m * n) / 3e12) * 1e3
+    for number in [0] + [w for w in wanted if w != 0]:
+        name = {kn: name for kn, name, _ in KERNELS}[number]
+        ms = cublas_ms * (1 if number == 0 else 10.0 / number)
+        row = {"kernel": number, "name": name, "M": m, "N": n, "K": k, "median_ms": ms, "min_ms": ms,
+               "tflops": flop / ms / 1e9, "pct_cublas": cublas_ms / ms * 100, "rel_err": 0.0, "bound": 1e-5,
+               "cublas_rel_err": 0.0, "max_abs_diff_cublas": 0.0, "nonfinite": 0,
+               "componentwise_violations": 0, "status": "PASS", "config": f"fake config {number}"}
+        if not os.environ.get("FAKE_RUNNER_NO_ROOF"):
+            row.update(roof_ms=roof_ms, pct_roof=100 * roof_ms / ms,
+                       roof_bound="flop" if flop / 60e12 >= 4.0 * (m * k + k * n + m * n) / 3e12 else "dram")
+        rows.append(row)
+m = sizes[0][0]
 doc = {"schema": "sgemm-steps/1", "generated_utc": "2026-01-01T00:00:00Z", "command": " ".join(sys.argv),
        "device": {"index": 0, "name": "Fake GPU", "sm_clock_max_mhz": 2000, "sm_clock_now_mhz": 1500 + m % 7,
                   "mem_clock_now_mhz": 3000, "driver_version": "1.0", "cublas": "0.0"},
        "settings": {"alpha": 1.0, "beta": 0.0, "warmup": int(opt("--warmup", 5)), "reps": int(opt("--reps", 20)),
                     "seed": 1234, "l2": "flushed", "check": True},
        "results": rows}
+if not os.environ.get("FAKE_RUNNER_NO_ROOF"):
+    doc["roofline"] = {"ffma_peak_tflops": 60.0, "dram_gbs_measured": 3000.0}
 if opt("--json"):
     with open(opt("--json"), "w") as f:
         json.dump(doc, f)
@@ -496,6 +509,16 @@ class BenchTest(unittest.TestCase):
     def calls(self):
         with open(self.log) as f:
             return [json.loads(line) for line in f]
+
+    def report_with_readmes(self):
+        """scripts/report on the bench output, with README copies in the temporary folder; its process."""
+        readme, docs = os.path.join(self.tmp, "README.md"), os.path.join(self.tmp, "docs-README.md")
+        for path, text in ((readme, README), (docs, DOCS_README)):
+            with open(path, "w") as f:
+                f.write(text)
+        proc = subprocess.run([sys.executable, REPORT, "--json", self.out, "--out-dir", self.tmp, "--readme", readme,
+                               "--docs-readme", docs, "--no-plots"], capture_output=True, text=True)
+        return proc, readme, docs
 
     def test_caps_and_merge(self):
         proc = self.bench("--sizes", "128", "256,256,256", "512,512,512", "300,300,300",
@@ -547,12 +570,7 @@ class BenchTest(unittest.TestCase):
         self.assertEqual(self.bench("--sizes", "4096", "--kernels", "all").returncode, 0)
         runs = [c for c in self.calls() if "--list" not in c]
         self.assertEqual([c[c.index("--kernel") + 1] for c in runs], ["2,3", "2,3", "2,3,103"])
-        readme, docs = os.path.join(self.tmp, "README.md"), os.path.join(self.tmp, "docs-README.md")
-        for path, text in ((readme, README), (docs, DOCS_README)):
-            with open(path, "w") as f:
-                f.write(text)
-        proc = subprocess.run([sys.executable, REPORT, "--json", self.out, "--out-dir", self.tmp, "--readme", readme,
-                               "--docs-readme", docs, "--no-plots"], capture_output=True, text=True)
+        proc, readme, docs = self.report_with_readmes()
         self.assertEqual(proc.returncode, 0, proc.stderr)
         with open(os.path.join(self.tmp, "fake-gpu.md"), encoding="utf-8") as f:
             self.assertIn("| 103 | tiled_noedge |", f.read())
@@ -626,17 +644,506 @@ class BenchTest(unittest.TestCase):
 
     def test_bench_then_report(self):
         self.assertEqual(self.bench("--sizes", "1024", "4096", "4095,4097,4093").returncode, 0)
-        readme, docs = os.path.join(self.tmp, "README.md"), os.path.join(self.tmp, "docs-README.md")
-        for path, text in ((readme, README), (docs, DOCS_README)):
-            with open(path, "w") as f:
-                f.write(text)
-        proc = subprocess.run([sys.executable, REPORT, "--json", self.out, "--out-dir", self.tmp, "--readme", readme,
-                               "--docs-readme", docs, "--no-plots"], capture_output=True, text=True)
+        proc, readme, docs = self.report_with_readmes()
         self.assertEqual(proc.returncode, 0, proc.stderr)
         with open(os.path.join(self.tmp, "fake-gpu.md"), encoding="utf-8") as f:
             md = f.read()
         self.assertIn("Skipped by cap: **01_naive** (cap 2048³ work) at 4096³, 4095×4097×4093.", md)
         self.assertIn("| 03 | tiled | 12.0 (30.0%) | 12.0 (30.0%) |", md)
+
+
+class ZooDrawTest(unittest.TestCase):
+    """scripts/sgemm_zoo.py: the shapes of scripts/bench --zoo."""
+
+    def test_deterministic_for_a_seed(self):
+        a, rec_a = zoo.draw_zoo(120, 4242)
+        b, rec_b = zoo.draw_zoo(120, 4242)
+        self.assertEqual(a, b)
+        self.assertEqual(rec_a, rec_b)
+        c, _ = zoo.draw_zoo(120, 4243)
+        self.assertNotEqual([s for s in a if s[3] == "random"], [s for s in c if s[3] == "random"])
+        # One family's draws do not depend on which other families (or how many random shapes) are drawn.
+        only, _ = zoo.draw_zoo(0, 4242, families=["deep-k"])
+        self.assertEqual(only, [s for s in a if s[3] == "deep-k"])
+
+    def test_range_and_default_caps(self):
+        shapes, rec = zoo.draw_zoo(300, 99)
+        random_shapes = [s[:3] for s in shapes if s[3] == "random"]
+        self.assertEqual(len(random_shapes), 300)
+        self.assertEqual(rec["count"], 300)
+        self.assertEqual(rec["total"], len(shapes))
+        for s in random_shapes:
+            self.assertTrue(all(1 <= d <= 2**16 for d in s), s)
+            self.assertTrue(2e8 <= 2 * s[0] * s[1] * s[2] <= 4e11, s)
+            self.assertLessEqual(4 * (s[0] * s[2] + s[2] * s[1] + s[0] * s[1]), 6 * 2**30, s)
+        for s in shapes:  # the memory cap holds for the families too
+            self.assertLessEqual(zoo.operand_bytes(s[:3]), 6 * 2**30, s)
+        self.assertGreater(rec["random"]["outside_flop_window"], 0, "the default window rejects some draws")
+        # Log-uniform, not uniform: about a third of the dimensions below 2^8 (uniform would give 0.4 %).
+        dims = [d for s in random_shapes for d in s]
+        self.assertGreater(sum(d < 256 for d in dims) / len(dims), 0.15)
+
+    def test_custom_caps(self):
+        shapes, rec = zoo.draw_zoo(200, 5, families=[], min_flop=1e9, max_flop=1e10, max_bytes=64 * 2**20)
+        self.assertEqual(len(shapes), 200)
+        for m, n, k, cls in shapes:
+            self.assertEqual(cls, "random")
+            self.assertTrue(1e9 <= 2 * m * n * k <= 1e10, (m, n, k))
+            self.assertLessEqual(4 * (m * k + k * n + m * n), 64 * 2**20, (m, n, k))
+        self.assertGreater(rec["random"]["over_memory_cap"], 0, "the memory cap rejected some draws")
+        self.assertEqual(rec["caps"], {"dim_min": 1, "dim_max": 65536, "min_flop": 1e9, "max_flop": 1e10,
+                                       "max_bytes": 64 * 2**20, "family_max": 16})
+        with self.assertRaises(zoo.ZooError):  # impossible caps end with an error, not an endless loop
+            zoo.draw_zoo(5, 1, families=[], min_flop=1e15, max_flop=1e15, max_bytes=2**20)
+        with self.assertRaises(zoo.ZooError):
+            zoo.draw_zoo(5, 1, families=[], min_flop=1e10, max_flop=1e9)
+
+    def test_every_family_and_no_duplicates(self):
+        shapes, rec = zoo.draw_zoo(50, 7)
+        classes = [s[3] for s in shapes]
+        for name in zoo.FAMILIES:
+            self.assertIn(name, classes)
+            self.assertEqual(rec["families"][name]["count"], classes.count(name))
+        sizes = [s[:3] for s in shapes]
+        self.assertEqual(len(sizes), len(set(sizes)), "no shape twice")
+        by = lambda name: [s[:3] for s in shapes if s[3] == name]  # noqa: E731
+        self.assertEqual(by("squares"), [(n, n, n) for n in (128, 256, 512, 1024, 2048, 4096, 8192)])
+        self.assertEqual(sorted(by("low-rank")), sorted((mn, mn, k) for mn in (4096, 16384)
+                                                        for k in (1, 2, 4, 8, 16, 32, 64)))
+        self.assertTrue(all(m <= 512 and n <= 512 and k >= 32768 for m, n, k in by("deep-k")))
+        gemv = by("gemv")
+        self.assertTrue(any(n == 1 for _, n, _ in gemv) and any(m == 1 for m, _, _ in gemv))
+        self.assertTrue(all((m == 1) != (n == 1) and all(1000 <= d <= 16384 for d in (m, n, k) if d != 1)
+                            for m, n, k in gemv))
+        self.assertTrue(all(all(d % 2 == 1 and 1000 <= d <= 8200 for d in s) for s in by("odd")))
+        # small-batch: 63 candidates cut to --family-max 16, drawn from the seed, every M kept.
+        small = by("small-batch")
+        self.assertEqual(len(small), 16)
+        self.assertEqual(rec["families"]["small-batch"]["candidates"], 63)
+        self.assertEqual(rec["families"]["small-batch"]["cut_by_family_max"], 47)
+        self.assertEqual({m for m, _, _ in small}, {1, 2, 4, 8, 16, 32, 64})
+        self.assertTrue(all(n in (4096, 11008, 14336) and k in (4096, 11008, 14336) for _, n, k in small))
+        self.assertNotEqual(small, by_seed(8, "small-batch"), "the cut depends on the seed")
+        self.assertEqual(len(by_seed(7, "small-batch", family_max=0)), 63)
+
+    def test_duplicates_are_drawn_again(self):
+        """A random draw equal to an earlier draw or to a family's shape is drawn again: exactly N random shapes."""
+        dims = [64, 64, 64, 64, 64, 64, 128, 128, 128, 100, 100, 100]  # 64³ twice, 128³ (a square), 100³
+        with mock.patch.object(zoo, "log_uniform_int", side_effect=dims):
+            shapes, rec = zoo.draw_zoo(2, 1, families=["squares"], min_flop=1)
+        self.assertEqual([s for s in shapes if s[3] == "random"], [(64, 64, 64, "random"), (100, 100, 100, "random")])
+        self.assertEqual(rec["random"]["duplicates"], 2)
+        self.assertEqual(rec["random"]["draws"], 4)
+        # A shape in two families keeps the first family's class (in FAMILIES order).
+        fake = {"squares": [(64, 64, 64), (96, 96, 96)], "odd": [(65, 65, 65), (64, 64, 64)]}
+        with mock.patch.object(zoo, "family_shapes", lambda name, seed: fake[name]):
+            shapes, rec = zoo.draw_zoo(0, 1, families=["odd", "squares"])
+        self.assertEqual(shapes, [(64, 64, 64, "squares"), (96, 96, 96, "squares"), (65, 65, 65, "odd")])
+        self.assertEqual((rec["families"]["odd"]["count"], rec["families"]["odd"]["duplicates"]), (1, 1))
+
+    def test_memory_cap_drops_family_shapes(self):
+        shapes, rec = zoo.draw_zoo(0, 3, families=["low-rank"], max_bytes=2**30)
+        self.assertEqual({s[0] for s in shapes}, {4096}, "16384² C (1 GiB) plus A and B no longer fit")
+        self.assertEqual(rec["families"]["low-rank"]["over_memory_cap"], 7)
+
+    def test_families_option(self):
+        self.assertEqual(zoo.parse_families(None), list(zoo.FAMILIES))
+        self.assertEqual(zoo.parse_families("all"), list(zoo.FAMILIES))
+        self.assertEqual(zoo.parse_families("none"), [])
+        self.assertEqual(zoo.parse_families("odd,gemv"), ["gemv", "odd"])
+        with self.assertRaises(zoo.ZooError):
+            zoo.parse_families("gemv,tiny")
+
+    def test_fresh_seeds_differ(self):
+        self.assertNotEqual(len({zoo.fresh_seed() for _ in range(4)}), 1)
+
+
+def by_seed(seed, family, **kw):
+    return [s[:3] for s in zoo.draw_zoo(0, seed, families=[family], **kw)[0]]
+
+
+class BenchZooTest(unittest.TestCase):
+    """scripts/bench --zoo with the fake runner: batching, classes, the seed and the zoo record."""
+
+    setUp, tearDown, bench, calls = BenchTest.setUp, BenchTest.tearDown, BenchTest.bench, BenchTest.calls
+    report_with_readmes = BenchTest.report_with_readmes
+
+    def runs(self):
+        return [c for c in self.calls() if "--list" not in c]
+
+    @staticmethod
+    def sizes_of(call):
+        return [tuple(int(x) for x in call[i + 1].split(",")) for i, a in enumerate(call) if a == "--size"]
+
+    def test_zoo_batches_classes_and_record(self):
+        proc = self.bench("--zoo", "20", "--zoo-seed", "31", "--batch", "8", "--reps", "2")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("zoo seed 31 (from --zoo-seed)", proc.stderr)
+        doc = sr.load_results(self.out)
+        z = doc["sweep"]["zoo"]
+        self.assertEqual((z["seed"], z["seed_source"], z["count"]), (31, "--zoo-seed", 20))
+        self.assertEqual(z["caps"]["min_flop"], 2e8)
+        self.assertEqual(set(z["families"]), set(zoo.FAMILIES))
+        expected, _ = zoo.draw_zoo(20, 31)
+        self.assertEqual([(s["M"], s["N"], s["K"], s["class"]) for s in z["shapes"]], expected)
+        self.assertEqual(doc["sweep"]["sizes"], [list(s[:3]) for s in expected])
+        self.assertEqual(doc["sweep"]["batch"], 8)
+        # Every shape runs exactly once, at most 8 to an invocation, with the kernels its caps allow.
+        runs = self.runs()
+        ran = [s for c in runs for s in self.sizes_of(c)]
+        self.assertEqual(sorted(ran), sorted(s[:3] for s in expected))
+        self.assertTrue(all(len(self.sizes_of(c)) <= 8 for c in runs))
+        self.assertGreater(max(len(self.sizes_of(c)) for c in runs), 1, "sizes are batched")
+        self.assertLess(len(runs), len(expected))
+        for c in runs:
+            numbers = c[c.index("--kernel") + 1]
+            for m, n, k in self.sizes_of(c):
+                self.assertEqual(numbers, "1,2,3" if m * n * k <= 2048**3 else "2,3" if m * n * k <= 4096**3
+                                 else "3", (m, n, k))
+        # Every row carries its shape's class; every shape has its cuBLAS row.
+        cls = {s[:3]: s[3] for s in expected}
+        for r in doc["results"]:
+            self.assertEqual(r["class"], cls[(r["M"], r["N"], r["K"])])
+        self.assertEqual({(r["M"], r["N"], r["K"]) for r in doc["results"] if r["kernel"] == 0}, set(cls))
+        self.assertEqual(len(doc["sweep"]["runs"]), len(runs))
+        self.assertTrue(all("sizes" in r or "M" in r for r in doc["sweep"]["runs"]))
+        # Each invocation's roofline (the rates behind its rows' pct_roof) is kept with its run record.
+        self.assertTrue(all(r["roofline"]["dram_gbs_measured"] == 3000.0 for r in doc["sweep"]["runs"]))
+
+    def test_default_batch(self):
+        self.assertEqual(self.bench("--zoo", "40", "--families", "none", "--zoo-seed", "2",
+                                    "--no-caps").returncode, 0)
+        self.assertEqual([len(self.sizes_of(c)) for c in self.runs()], [16, 16, 8])
+        os.remove(self.log)
+        self.assertEqual(self.bench("--sizes", "64", "128", "256").returncode, 0)  # not a zoo: one size per run
+        self.assertEqual([len(self.sizes_of(c)) for c in self.runs()], [1, 1, 1])
+        self.assertNotIn("zoo", sr.load_results(self.out)["sweep"])
+        self.assertTrue(all("class" not in r for r in sr.load_results(self.out)["results"]))
+
+    def test_fresh_seed_each_run(self):
+        seeds, shapes = [], []
+        for _ in range(2):
+            proc = self.bench("--zoo", "10", "--families", "none")
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            z = sr.load_results(self.out)["sweep"]["zoo"]
+            self.assertEqual(z["seed_source"], "drawn")
+            self.assertIn(f"zoo seed {z['seed']} (drawn fresh; --zoo-seed {z['seed']} draws these shapes again)",
+                          proc.stderr)
+            seeds.append(z["seed"])
+            shapes.append(z["shapes"])
+        self.assertNotEqual(seeds[0], seeds[1])
+        self.assertNotEqual(shapes[0], shapes[1])
+        # The recorded seed draws the same shapes again; --seed seeds the draw too and reaches the runner.
+        self.assertEqual(self.bench("--zoo", "10", "--families", "none", "--zoo-seed", str(seeds[1])).returncode, 0)
+        self.assertEqual(sr.load_results(self.out)["sweep"]["zoo"]["shapes"], shapes[1])
+        os.remove(self.log)
+        self.assertEqual(self.bench("--zoo", "10", "--families", "none", "--seed", str(seeds[1])).returncode, 0)
+        z = sr.load_results(self.out)["sweep"]["zoo"]
+        self.assertEqual((z["shapes"], z["seed_source"]), (shapes[1], "--seed"))
+        self.assertTrue(all(c[c.index("--seed") + 1] == str(seeds[1]) for c in self.runs()))
+
+    def test_families_without_random_shapes_and_caps(self):
+        proc = self.bench("--families", "gemv,squares", "--zoo-seed", "1")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        z = sr.load_results(self.out)["sweep"]["zoo"]
+        self.assertEqual(z["count"], 0)
+        self.assertEqual({s["class"] for s in z["shapes"]}, {"gemv", "squares"})
+        self.assertEqual(set(z["families"]), {"gemv", "squares"})
+        proc = self.bench("--zoo", "30", "--families", "none", "--zoo-min-flop", "1e9", "--zoo-max-flop", "1e10",
+                          "--zoo-max-gib", "0.0625")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        z = sr.load_results(self.out)["sweep"]["zoo"]
+        self.assertEqual(z["caps"]["max_bytes"], 64 * 2**20)
+        for s in z["shapes"]:
+            self.assertTrue(1e9 <= 2 * s["M"] * s["N"] * s["K"] <= 1e10)
+            self.assertLessEqual(zoo.operand_bytes((s["M"], s["N"], s["K"])), 64 * 2**20)
+
+    def test_failed_batch_recorded(self):
+        proc = self.bench("--sizes", "64", "128", "13,64,64", "256", "--batch", "2")
+        self.assertEqual(proc.returncode, 1)
+        doc = sr.load_results(self.out)
+        runs = doc["sweep"]["runs"]
+        self.assertEqual([r.get("sizes") for r in runs], [[[64] * 3, [128] * 3], [[13, 64, 64], [256] * 3]])
+        self.assertEqual([r["returncode"] for r in runs], [0, 3])
+        self.assertEqual(doc["sweep"]["failed_runs"], 1)
+        self.assertIn("13x64x64, 256x256x256: exit 3", proc.stderr)
+        rep, readme, docs = self.report_with_readmes()
+        self.assertEqual(rep.returncode, 0, rep.stderr)
+        with open(os.path.join(self.tmp, "fake-gpu.md"), encoding="utf-8") as f:
+            self.assertIn("- Runner invocation for 13×64×64, 256×256×256 failed: exit 3", f.read())
+
+    def test_batch_missing_a_size(self):
+        """A runner JSON without one of the batch's sizes is a failed invocation, not a silent gap."""
+        self.env["FAKE_RUNNER_SKIP"] = "128,128,128"
+        proc = self.bench("--sizes", "64", "128", "256", "--batch", "3")
+        self.assertEqual(proc.returncode, 1)
+        run, = sr.load_results(self.out)["sweep"]["runs"]
+        self.assertEqual(run["error"], "runner JSON has no results for 128x128x128")
+
+    def test_zoo_bad_arguments(self):
+        for args, message in ((("--zoo", "-1"), "out of range"),
+                              (("--zoo", "5", "--sizes", "64"), "excludes --sizes"),
+                              (("--zoo", "5", "--families", "tiny"), "unknown family tiny"),
+                              (("--zoo-seed", "3"), "needs --zoo"),
+                              (("--zoo", "5", "--batch", "0"), "--batch 0 is out of range"),
+                              (("--zoo", "5", "--seed", "abc"), "integer seed"),
+                              (("--zoo", "0", "--families", "none"), "no sizes"),
+                              (("--zoo", "5", "--families", "none", "--zoo-min-flop", "1e15", "--zoo-max-flop",
+                                "1e15", "--zoo-max-gib", "0.001"), "leave too little room")):
+            proc = self.bench(*args)
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertIn(message, proc.stderr, args)
+
+    def test_zoo_then_report(self):
+        self.assertEqual(self.bench("--zoo", "12", "--zoo-seed", "5").returncode, 0)
+        readme = os.path.join(self.tmp, "README.md")
+        with open(readme, "w") as f:
+            f.write(README)
+        cmd = [sys.executable, REPORT, "--json", self.out, "--out-dir", self.tmp, "--readme", readme,
+               "--docs-readme", os.path.join(self.tmp, "missing-README.md")]
+        proc = subprocess.run(cmd + ([] if HAVE_MPL else ["--no-plots"]), capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)  # a zoo alone needs no README markers
+        with open(os.path.join(self.tmp, "fake-gpu-zoo.md"), encoding="utf-8") as f:
+            md = f.read()
+        self.assertIn("| Seed | 5 (given with --zoo-seed;", md)
+        total = len(sr.load_results(self.out)["sweep"]["zoo"]["shapes"])
+        self.assertIn(f"| Shapes | {total}: 12 random, {total - 12} from families |", md)
+        # Fake timings: kernel n takes 10/n of cuBLAS's time, so n·10 % of cuBLAS at every shape.
+        self.assertIn(f"| 03 | tiled | {total} of {total} | 30.0% | 30.0% | 30.0% |", md)
+        for n in (1, 2, 3):
+            self.assertIn(f"### {n:02d}_", md)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "fake-gpu.md")))
+        with open(readme) as f:
+            self.assertEqual(f.read(), README, "a zoo leaves the README tables alone")
+        if HAVE_MPL:
+            for suffix in ("-zoo-cublas.png", "-zoo-roof.png"):
+                self.assertGreater(png_size(os.path.join(self.tmp, "fake-gpu" + suffix))[0], 0)
+        self.assertIn("| Median % of roof |", md)
+        runs = len(sr.load_results(self.out)["sweep"]["runs"])
+        self.assertIn(f"| Roof rates | FFMA peak 60.0 TFLOP/s (theoretical); DRAM 3000 GB/s, measured by the runner at "
+                      f"the start of each of {runs} invocation(s) |", md)
+        # A runner from before the roof fields: the zoo page without % of roof.
+        self.env["FAKE_RUNNER_NO_ROOF"] = "1"
+        self.assertEqual(self.bench("--zoo", "12", "--zoo-seed", "5").returncode, 0)
+        self.assertTrue(all("pct_roof" not in r for r in sr.load_results(self.out)["results"]))
+        shutil.rmtree(self.tmp + "/zoo-out", ignore_errors=True)
+        cmd[cmd.index("--out-dir") + 1] = self.tmp + "/zoo-out"
+        proc = subprocess.run(cmd + ([] if HAVE_MPL else ["--no-plots"]), capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(os.path.join(self.tmp, "zoo-out", "fake-gpu-zoo.md"), encoding="utf-8") as f:
+            md = f.read()
+        self.assertNotIn("Median % of roof", md)
+        self.assertNotIn("Roof rates", md)
+        self.assertIn(f"| 03 | tiled | {total} of {total} | 30.0% | 30.0% | 30.0% |", md)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "zoo-out", "fake-gpu-zoo-roof.png")))
+
+
+def zoo_doc(roof=True):
+    """A made-up zoo of 20 shapes (100+i)×200×300 with known numbers, listed from i = 19 down to 0 (so
+    that the sweep's order is not the order of M), classes alternating random (even i) / gemv (odd i):
+    kernel 10 at 5·((7i mod 20) + 1) % of cuBLAS (5, 10, …, 100, shuffled), kernel 8 at 50 % everywhere
+    (a tie), kernel 1 capped at half the shapes and failing one, kernel 11 N/A at three; pct_roof of
+    kernel 10 = i, absent where i mod 4 = 0 and null where i mod 4 = 1; cuBLAS's pct_roof = 60 + i."""
+    doc = synthetic_doc()
+    doc["kernels"] += [{"number": 8, "name": "double_buffering", "idea": "two stages"},
+                       {"number": 10, "name": "every_shape", "idea": "a tile per shape"},
+                       {"number": 11, "name": "tma_warp_specialized", "idea": "TMA"}]
+    res, shapes, skipped = [], [], []
+    for i in reversed(range(20)):
+        size = (100 + i, 200, 300)
+        cls = "random" if i % 2 == 0 else "gemv"
+        shapes.append({"M": size[0], "N": 200, "K": 300, "class": cls})
+        rows = [result(0, "cublas", size, 10.0, 100.0), result(8, "double_buffering", size, 5.0, 50.0),
+                result(10, "every_shape", size, 1.0, 5.0 * ((7 * i) % 20 + 1))]
+        if i < 3:  # not launched there (as a kernel that needs sm_90a on another GPU)
+            na = result(11, "tma_warp_specialized", size, 1.0, 1.0, status="N/A")
+            na.update(median_ms=None, min_ms=None, tflops=None, pct_cublas=None, not_run_reason="needs sm_90a")
+            rows.append(na)
+        if i < 10:
+            rows.append(result(1, "naive", size, 0.1, 1.0 + i, status="FAIL" if i == 4 else "PASS"))
+        else:
+            skipped.append({"kernel": 1, "name": "naive", "M": size[0], "N": 200, "K": 300, "cap": 64})
+        for r in rows:
+            r["class"] = cls
+            r["config"] = f"config of {r['kernel']} at {i}"
+            if roof:
+                r["roof_bound"] = "dram" if i % 2 else "flop"
+                r["roof_ms"] = 0.001
+                if r["kernel"] == 0:
+                    r["pct_roof"] = 60.0 + i
+                elif r["kernel"] == 10 and i % 4 == 1:
+                    r["pct_roof"] = None
+                elif r["kernel"] == 10 and i % 4 > 1:
+                    r["pct_roof"] = float(i)
+                elif r["kernel"] != 10:
+                    r["pct_roof"] = 25.0
+        res += rows
+    doc["results"] = res
+    sizes = [[s["M"], s["N"], s["K"]] for s in shapes]
+    doc["sweep"] = {"sizes": sizes, "square_sizes": [], "irregular_sizes": sizes, "caps": {"1": 64},
+                    "skipped": skipped, "batch": 16,
+                    "zoo": {"seed": 777, "seed_source": "drawn", "count": 10, "total": 20,
+                            "caps": {"dim_min": 1, "dim_max": 65536, "min_flop": 2e8, "max_flop": 4e11,
+                                     "max_bytes": 6 * 2**30, "family_max": 16},
+                            "families": {"gemv": {"count": 10, "candidates": 10, "over_memory_cap": 0,
+                                                  "cut_by_family_max": 0, "duplicates": 0}},
+                            "random": {"draws": 31, "outside_flop_window": 21, "over_memory_cap": 0,
+                                       "duplicates": 0},
+                            "shapes": shapes},
+                    "runs": [{"sizes": sizes[:16], "command": "sgemm_runner --size ...", "returncode": 0},
+                             {"sizes": sizes[16:], "command": "sgemm_runner --size ...", "returncode": 3,
+                              "error": "exit 3 (runtime/CUDA error)"}]}
+    return doc
+
+
+class ReportZooTest(unittest.TestCase):
+    """scripts/report on a zoo: statistics, worst shapes, missing pct_roof, plots."""
+
+    setUp, tearDown, report, ok, read = (ReportTest.setUp, ReportTest.tearDown, ReportTest.report, ReportTest.ok,
+                                         ReportTest.read)
+    write = ReportPlotsTest.write
+
+    def zoo_md_path(self):
+        return os.path.join(self.out, self.slug + "-zoo.md")
+
+    def table_row(self, md, start):
+        """The cells of the first table row that starts with `start` (a list of stripped strings)."""
+        line = next(line for line in md.splitlines() if line.startswith(start))
+        return [c.strip() for c in line.strip().strip("|").split("|")]
+
+    def test_statistics(self):
+        mod = load_script("report_zoo_mod", REPORT)
+        doc = zoo_doc()
+        zm = mod.ZooModel(doc, mod.zoo_split(doc)[0])
+        st = zm.stats(10)
+        self.assertEqual(st["shapes"], 20)
+        self.assertAlmostEqual(st["geomean"], 5 * math.factorial(20) ** (1 / 20))  # 5·(20!)^(1/20)
+        self.assertAlmostEqual(st["p5"], 9.75)  # position 0.05·19 = 0.95 between 5 and 10
+        self.assertEqual(st["min"], 5.0)
+        self.assertAlmostEqual(st["median_roof"], 10.5)  # i in {2,3,6,7,10,11,14,15,18,19}: (10 + 11) / 2
+        self.assertEqual(st["roof_shapes"], 10)
+        st1 = zm.stats(1)
+        self.assertEqual((st1["shapes"], st1["capped"], st1["fails"], st1["min"]), (10, 10, 1, 1.0))
+        self.assertAlmostEqual(st1["p5"], 1.45)
+        # Worst first; ties by M, N, K.
+        self.assertEqual([r["M"] for r in zm.worst(10)], [100, 103, 106, 109, 112, 115, 118, 101, 104, 107])
+        self.assertEqual([r["pct_cublas"] for r in zm.worst(10)], [5.0 * (j + 1) for j in range(10)])
+        self.assertEqual([r["M"] for r in zm.worst(8)], list(range(100, 110)))
+        self.assertEqual(mod.percentile([3.0, 1.0, 2.0, 4.0], 50), 2.5)
+        self.assertEqual(mod.percentile([7.0], 5), 7.0)
+        self.assertIsNone(mod.percentile([], 5))
+
+    def test_zoo_page(self):
+        json_path = self.write("zoo.json", zoo_doc())
+        self.ok(json_path=json_path)
+        md = self.read(self.zoo_md_path())
+        self.assertIn("# SGEMM shape zoo: Test GPU 9000 (synthetic)", md)
+        self.assertIn("| Seed | 777 (drawn fresh by scripts/bench; `scripts/bench --zoo 10 --zoo-seed 777` draws "
+                      "the same shapes) |", md)
+        self.assertIn("| Shapes | 20: 10 random, 10 from families |", md)
+        self.assertIn("| Families | gemv 10 |", md)
+        self.assertIn("| Device | Test GPU 9000 (synthetic) |", md)
+        g = 5 * math.factorial(20) ** (1 / 20)
+        self.assertEqual(self.table_row(md, "| 10 | every_shape |"),
+                         ["10", "every_shape", "20 of 20", sr.fmt_pct(g), "9.8%", "5.0%", "10.5%"])
+        self.assertEqual(self.table_row(md, "| 08 | double_buffering |"),
+                         ["08", "double_buffering", "20 of 20", "50.0%", "50.0%", "50.0%", "25.0%"])
+        self.assertEqual(self.table_row(md, "| 00 | cuBLAS |"),
+                         ["00", "cuBLAS", "20 of 20", "100.0%", "100.0%", "100.0%", "69.5%"])
+        self.assertLess(md.index("| 10 | every_shape |"), md.index("| 00 | cuBLAS |"))
+        # By class: kernel 10's even i (random) are 5·{1, 15, 9, 3, 17, 11, 5, 19, 13, 7}; its odd i the rest.
+        even = [5.0 * ((7 * i) % 20 + 1) for i in range(0, 20, 2)]
+        odd = [5.0 * ((7 * i) % 20 + 1) for i in range(1, 20, 2)]
+        self.assertIn("| Step | Kernel | gemv (10) | random (10) |", md)  # classes in the sweep's order
+        rows = [line for line in md.splitlines() if line.startswith("| 10 | every_shape |")]
+        self.assertEqual(rows[1], f"| 10 | every_shape | {sr.fmt_pct(sr.geomean(odd))} | "
+                                  f"{sr.fmt_pct(sr.geomean(even))} |")
+        self.assertIn("| 00 | cuBLAS: median % of roof | 70.0% | 69.0% |", md)
+        # Worst shapes of every non-cuBLAS kernel, worst first, with class, roof, bound, cuBLAS's roof, config.
+        for n in ("01_naive", "08_double_buffering", "10_every_shape"):
+            self.assertIn(f"### {n}\n", md)
+        self.assertNotIn("### 00_", md)
+        worst10 = md[md.index("### 10_every_shape"):]
+        lines = [line for line in worst10.splitlines() if re.match(r"^\| \d+ \| \d+ \|", line)][:10]
+        self.assertEqual([int(self.table_row(line, "|")[1]) for line in lines],
+                         [100, 103, 106, 109, 112, 115, 118, 101, 104, 107])
+        self.assertEqual(lines[0], "| 1 | 100 | 200 | 300 | random | 5.0% | — | flop | 60.0% | `config of 10 at 0` |")
+        self.assertEqual(lines[1], "| 2 | 103 | 200 | 300 | gemv | 10.0% | 3.0% | dram | 63.0% | `config of 10 at 3` |")
+        self.assertEqual(lines[7], "| 8 | 101 | 200 | 300 | gemv | 40.0% | — | dram | 61.0% | `config of 10 at 1` |")
+        self.assertIn("| 5 | 104 | 200 | 300 | random | 5.0% **FAIL** | 25.0% | flop | 64.0% |",
+                      md[md.index("### 01_naive"):])
+        # Notes: the cap, the failed check, the failed batch.
+        self.assertIn("- **01_naive** skipped by its cap (64³ work) at 10 of 20 shapes.", md)
+        self.assertIn("- **01_naive** FAILED its correctness check at 1 shape(s): 104×200×300.", md)
+        self.assertIn("- **11_tma_warp_specialized** not launched (N/A) at 3 shape(s).", md)
+        self.assertNotIn("| 11 |", md)
+        self.assertNotIn("### 11_", md)
+        self.assertIn("- Runner invocation for 103×200×300, 102×200×300, 101×200×300, 100×200×300 failed: "
+                      "exit 3", md)
+        # A zoo alone: no <slug>.md, the README tables untouched.
+        self.assertFalse(os.path.exists(self.md))
+        self.assertEqual(self.read(self.readme), README)
+        if HAVE_MPL:
+            self.assertIn(f"![Shape zoo, % of cuBLAS]({self.slug}-zoo-cublas.png)", md)
+            self.assertIn(f"![Shape zoo, % of roof]({self.slug}-zoo-roof.png)", md)
+            paths = [os.path.join(self.out, self.slug + s) for s in ("-zoo-cublas.png", "-zoo-roof.png")]
+            for p in paths:
+                self.assertGreater(png_size(p)[0], 0)
+            first = {p: sha(p) for p in paths + [self.zoo_md_path()]}
+            self.ok(json_path=json_path)
+            self.assertEqual(first, {p: sha(p) for p in paths + [self.zoo_md_path()]}, "deterministic")
+        self.assertEqual([check_paths.find(line) for line in md.splitlines() if check_paths.find(line)], [])
+
+    def test_zoo_kernel_selection(self):
+        json_path = self.write("zoo.json", zoo_doc())
+        self.ok("--zoo-kernel", "every_shape", json_path=json_path, plots=False)
+        md = self.read(self.zoo_md_path())
+        self.assertIn("### 10_every_shape", md)
+        self.assertNotIn("### 08_", md)
+        self.assertNotIn("### 01_", md)
+        self.assertIn("| 08 | double_buffering | 20 of 20 |", md, "the summary keeps every kernel")
+        self.ok("--zoo-kernel", "8,1", json_path=json_path, plots=False)
+        md = self.read(self.zoo_md_path())
+        self.assertLess(md.index("### 08_double_buffering"), md.index("### 01_naive"))
+        self.assertNotIn("### 10_", md)
+        for bad, message in (("99", "unknown kernel '99'"), ("3", "has no result in the zoo"), ("0", "reference")):
+            proc = self.report("--zoo-kernel", bad, json_path=json_path, plots=False)
+            self.assertEqual(proc.returncode, 1, bad)
+            self.assertIn(message, proc.stderr)
+        proc = self.report("--zoo-kernel", "10", plots=False)  # a JSON without a zoo
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("has no zoo rows", proc.stderr)
+
+    def test_missing_pct_roof(self):
+        """Older files: no pct_roof, roof_ms or roof_bound at all; null ones are covered by zoo_doc()."""
+        proc = self.ok(json_path=self.write("zoo-old.json", zoo_doc(roof=False)))
+        md = self.read(self.zoo_md_path())
+        self.assertNotIn("Median % of roof", md)
+        self.assertIn("This JSON has no `pct_roof`", md)
+        self.assertEqual(self.table_row(md, "| 10 | every_shape |")[3:6],
+                         [sr.fmt_pct(5 * math.factorial(20) ** (1 / 20)), "9.8%", "5.0%"])
+        self.assertIn("| 1 | 100 | 200 | 300 | random | 5.0% | — | — | — | `config of 10 at 0` |", md)
+        self.assertNotIn("cuBLAS: median % of roof", md)
+        self.assertFalse(os.path.exists(os.path.join(self.out, self.slug + "-zoo-roof.png")))
+        self.assertNotIn("zoo-roof.png", md)
+        if HAVE_MPL:
+            self.assertIn("no pct_roof; skipping", proc.stderr)
+            self.assertGreater(png_size(os.path.join(self.out, self.slug + "-zoo-cublas.png"))[0], 0)
+
+    def test_mixed_file(self):
+        """Zoo rows and a regular sweep in one file: both pages; the regular page keeps its own shapes."""
+        doc = synthetic_doc()
+        z = zoo_doc()
+        doc["results"] += [r for r in z["results"]]
+        doc["sweep"]["zoo"] = z["sweep"]["zoo"]
+        doc["sweep"]["sizes"] += [[s["M"], s["N"], s["K"]] for s in z["sweep"]["zoo"]["shapes"]]
+        doc["kernels"] = z["kernels"]
+        self.ok(json_path=self.write("mixed.json", doc), plots=False)
+        md = self.read(self.md)
+        self.assertIn("| 4095×4097×4093 | 3000³ | 4096×64×4096 | Geomean % of cuBLAS |", md)
+        self.assertNotIn("100×200×300", md)
+        self.assertIn("| 03 | warptiling | 41.2 | 81.3% |", self.read(self.readme))
+        self.assertIn("| 10 | every_shape | 20 of 20 |", self.read(self.zoo_md_path()))
 
 
 NCU_CSV = """==PROF== Disconnected from process 1234

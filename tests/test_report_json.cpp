@@ -14,8 +14,11 @@ Report sample() {
     r.device = {0,  "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 1755, std::nullopt, 5120, 52428800,
                 85021163520LL, "580.159.04", "13.0", "13.0", "13.1.0"};
     r.settings = {1.0, 0.5, 5, 20, 42, "flushed", true, 3, 1};
+    r.device.ffma_peak_tflops = 66.90816;
+    r.device.dram_peak_gbs = 3352.32;
     r.build = {"0123456789abcdef0123456789abcdef01234567", true, "Release", "90", "NVIDIA 13.0.88", "GNU 12.2.0",
                false};
+    r.roofline = Roofline{3021.5, 1073741824, "copy kernel", 66.90816, 128};
     Result cublas{0, "cublas", 4096, 4096, 4096, 2.7, 2.69, 50.9, 100.0, 3.1e-7, 6.1e-5, 3.1e-7, std::nullopt, 0, 0,
                   "PASS"};
     Result naive{1, "naive", 4096, 4096, 4096, 120.5, 119.9, 1.14, 2.24, 4.5e-7, 6.1e-5, 3.1e-7, 0.0001, 0, 0, "PASS"};
@@ -24,9 +27,14 @@ Report sample() {
     naive.config = "32x32 threads, 1 output each";
     naive.sm_clock_before_mhz = 1980;
     naive.sm_clock_after_mhz = 1755;
+    naive.roof_ms = 2.0541;
+    naive.pct_roof = 1.7046;
+    naive.roof_bound = "flop";
     Result na{9, "cp_async_multistage", 4096, 4096, 4096};
     na.status = "N/A";
     na.not_run_reason = "needs sm_80 or newer";
+    na.roof_ms = 2.0541;  // the shape's roof, without a time to compare it with
+    na.roof_bound = "flop";
     broken.outside_writes = 7;
     broken.missed_nonfinite = 3;
     broken.inexact = 2;
@@ -55,6 +63,27 @@ TEST(ReportJson, RoundTrip) {
     EXPECT_EQ(j["results"][2]["init"], "special");
     EXPECT_EQ(j["results"][2]["missed_nonfinite"], 3);
     EXPECT_EQ(j["results"][2]["inexact"], 2);
+    EXPECT_EQ(j["results"][1]["roof_ms"], 2.0541);
+    EXPECT_EQ(j["results"][1]["pct_roof"], 1.7046);
+    EXPECT_EQ(j["results"][1]["roof_bound"], "flop");
+    EXPECT_TRUE(j["results"][3]["pct_roof"].is_null());
+    EXPECT_TRUE(j["results"][0]["roof_bound"].is_null());
+    EXPECT_EQ(j["device"]["ffma_peak_tflops"], 66.90816);
+    EXPECT_EQ(j["device"]["dram_peak_gbs"], 3352.32);
+    EXPECT_EQ(j["roofline"]["dram_gbs_measured"], 3021.5);
+    EXPECT_EQ(j["roofline"]["copy_bytes"], 1073741824);
+    EXPECT_EQ(j["roofline"]["method"], "copy kernel");
+    EXPECT_EQ(j["roofline"]["ffma_peak_tflops"], 66.90816);
+}
+
+TEST(ReportJson, NoRooflineIsNull) {
+    Report r = sample();
+    r.roofline.reset();
+    r.device.ffma_peak_tflops.reset();
+    const nlohmann::json j = nlohmann::json::parse(to_json(r).dump());
+    EXPECT_TRUE(j.contains("roofline") && j["roofline"].is_null());
+    EXPECT_TRUE(j["device"]["ffma_peak_tflops"].is_null());
+    EXPECT_EQ(report_from_json(j), r);
 }
 
 TEST(ReportJson, ReadsSchemaOneFiles) {
@@ -64,12 +93,23 @@ TEST(ReportJson, ReadsSchemaOneFiles) {
     j["settings"].erase("ld_pad");
     j["settings"].erase("offset");
     j["settings"].erase("init");
+    j.erase("roofline");
+    j["device"].erase("ffma_peak_tflops");
+    j["device"].erase("dram_peak_gbs");
     for (auto& x : j["results"])
         for (const char* key : {"config", "precision", "not_run_reason", "workspace_bytes", "sm_clock_before_mhz",
                                 "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz",
-                                "tune_candidate", "picked", "outside_writes", "init", "missed_nonfinite", "inexact"})
+                                "tune_candidate", "picked", "outside_writes", "init", "missed_nonfinite", "inexact",
+                                "roof_ms", "pct_roof", "roof_bound"})
             x.erase(key);
     const Report r = report_from_json(j);
+    EXPECT_FALSE(r.roofline);
+    EXPECT_FALSE(r.device.ffma_peak_tflops);
+    EXPECT_FALSE(r.device.dram_peak_gbs);
+    EXPECT_FALSE(r.results[1].roof_ms);
+    EXPECT_FALSE(r.results[1].pct_roof);
+    EXPECT_FALSE(r.results[1].roof_bound);
+    EXPECT_EQ(r.device.sm_count, 132);
     EXPECT_EQ(r.settings.ld_pad, 0);
     EXPECT_EQ(r.settings.init, std::vector<std::string>{"uniform"});
     EXPECT_EQ(r.results[2].init, "uniform");
@@ -107,4 +147,29 @@ TEST(ReportTable, RowShowsTheNumbersAndStatus) {
     EXPECT_NE(bad.find("7 elements written outside the C view"), std::string::npos);
     EXPECT_NE(table_row(r.results[3]).find("N/A (needs sm_80 or newer)"), std::string::npos);
     EXPECT_NE(device_header(r.device).find("580.159.04"), std::string::npos);
+}
+
+TEST(ReportTable, RoofColumnFollowsCublas) {
+    const Report r = sample();
+    const std::string header = table_header();
+    EXPECT_NE(header.find("% cuBLAS  % roof    rel err"), std::string::npos) << header;
+    // naive: 2.2 % of cuBLAS, then 1.7 % of its roof; cuBLAS's row has no roof: "-".
+    EXPECT_NE(table_row(r.results[1]).find("2.2%    1.7%   4.50e-07"), std::string::npos) << table_row(r.results[1]);
+    EXPECT_NE(table_row(r.results[0]).find("100.0%       - "), std::string::npos) << table_row(r.results[0]);
+    // Every row lines up with the header: the check column starts at the same place.
+    EXPECT_EQ(table_row(r.results[1]).find("PASS"), header.find("check"));
+    EXPECT_EQ(table_row(r.results[3]).find("N/A"), header.find("check"));
+}
+
+TEST(ReportTable, RooflineHeaderStatesBothRates) {
+    const Report r = sample();
+    EXPECT_EQ(roofline_header(r.device, r.roofline),
+              "roofline: FFMA 66.9 TFLOP/s (128 lanes x 132 SMs x 1980 MHz, max clock; theoretical), "
+              "DRAM 3.02 TB/s measured (copy kernel, read + written, 1.00 GiB)\n");
+    Roofline unknown = *r.roofline;
+    unknown.ffma_peak_tflops.reset();
+    EXPECT_EQ(roofline_header(r.device, unknown).find("roofline: FFMA peak unknown for compute capability 9.0 (no "
+                                                      "roof), DRAM 3.02"),
+              0u);
+    EXPECT_EQ(roofline_header(r.device, std::nullopt), "roofline: not measured (--no-roofline)\n");
 }

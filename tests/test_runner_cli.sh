@@ -46,9 +46,18 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
     expect 0 'views: lda = K \+ 3' -- --kernel all --size 37,41,43 --ld-pad 3 --offset 1 --reps 2 --warmup 0
     expect 0 'config: ' -- --kernel 9 --size 64,64,64 --verbose --reps 2 --warmup 0
     expect 0 'inputs special' -- --kernel 1,10 --size 130,70,9 --init special,integers --reps 1 --warmup 0
+    # The roofline: both rates once in the header, and the % roof column right after % cuBLAS.
+    expect 0 '^roofline: FFMA [0-9.]+ TFLOP/s .*, DRAM [0-9.]+ TB/s measured' -- --kernel 1 --size 64,64,64 --reps 1 --warmup 0
+    expect 0 '% cuBLAS +% roof +rel err' -- --kernel 1 --size 64,64,64 --reps 1 --warmup 0
+    expect 0 '^roofline: not measured \(--no-roofline\)' -- --kernel 1 --size 64,64,64 --reps 1 --warmup 0 --no-roofline
     # The JSON's command holds no absolute path (the runner is named relative to the repository).
     tmp=$(mktemp -d)
     expect 0 'wrote' -- --kernel 1 --size 8,8,8 --reps 1 --warmup 0 --json="$tmp/r.json"
+    if grep -q '"dram_gbs_measured": [0-9]' "$tmp/r.json" && grep -q '"pct_roof": [0-9]' "$tmp/r.json"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "FAIL: the JSON lacks the roofline (roofline.dram_gbs_measured, pct_roof)"
+    fi
     if grep -Eq '"command": "[^"]*(^|[ =])/' "$tmp/r.json" || ! grep -Eq '"command": "[^/" ][^" ]*sgemm_runner' "$tmp/r.json"; then
         failed=$((failed + 1)); echo "FAIL: the JSON's command holds an absolute path: $(grep '"command"' "$tmp/r.json")"
     else

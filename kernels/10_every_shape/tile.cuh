@@ -1,0 +1,387 @@
+// Step 10, the tile kernel: step 09's mainloop with run-time leading dimensions and a K range per
+// block, the fixed-order split-K reduction, and the copy of an unaligned B into an aligned
+// workspace. The planner (planner.h) decides which of them run, with which tile and split.
+#pragma once
+
+#include "../common/tile.cuh"
+#include "planner.h"  // kPad, smem_bytes
+
+namespace step10 {
+
+
+// What one launch of the tile kernel computes. Blocks 0 .. dp_tiles - 1 each compute a whole tile
+// (all of K) and write C, as in step 09 ("data-parallel" blocks). The sk_tiles * splits blocks after
+// them compute tiles dp_tiles .. dp_tiles + sk_tiles - 1 in `splits` K ranges of k_per_split each
+// (a multiple of BK) and write unscaled partial tiles to `partials`:
+//   partials[(split * sk_tiles + t) * BM * BN + r * BN + c], t = tile - dp_tiles, (r, c) in the tile,
+// dense and 16-byte aligned whatever C's shape, so a block stores its partial tile unchecked.
+struct TileParams {
+    int M, N, K;
+    float alpha, beta;
+    const float* A;
+    int lda;
+    const float* B;
+    int ldb;
+    float* C;
+    int ldc;
+    bool b_vec;  // B's rows are 16-byte aligned: float4 copies of B
+    bool c_vec;  // C's rows are 16-byte aligned: float4 stores to C
+    int dp_tiles, sk_tiles, splits, k_per_split;
+    float* partials;
+};
+
+// Threadblock rasterization (step 09's, as a function: the reduction kernel needs it too): tile
+// index -> first row and column of its C tile, in groups of group_m tile-rows, column by column.
+struct TileOrigin {
+    int row, col;
+};
+__host__ __device__ __forceinline__ TileOrigin tile_origin(int tile, int tiles_m, int tiles_n, int group_m, int bm,
+                                                           int bn) {
+    const int group = tile / (group_m * tiles_n);
+    const int rows_after = tiles_m - group * group_m;
+    const int group_rows = group_m < rows_after ? group_m : rows_after;  // the last group may be shorter
+    const int in_group = tile % (group_m * tiles_n);
+    return {(group * group_m + in_group % group_rows) * bm, in_group / group_rows * bn};
+}
+
+// The mainloop is step 09's; what changed is marked "step 10". Row, column and k indices are kept
+// relative to the block's tile and k-tile (compared against rows_left = M - row0 etc.), so that no
+// index ever exceeds M, N or K: M may be 2^31 - 1, where row0 + BM would overflow an int.
+// kBVec: B's rows are 16-byte aligned (float4 copies). kSplit: some blocks compute a K range into
+// the workspace (params.sk_tiles > 0). Template parameters, not run-time flags: this kernel is
+// bound by instruction issue, and code for a path not taken changes how ptxas schedules the
+// mainloop (both paths in one loop carried ~100 more integer instructions per k-tile).
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
+          bool kBVec, bool kSplit>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
+    sgemm_10_every_shape_tile(const TileParams params) {
+    constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
+    constexpr int kThreads = (BM / WM) * kWarpsN * 32;
+    constexpr int kSubM = WM / WMITER;  // one warp sub-tile: kSubM x kSubN
+    constexpr int kSubN = WN / WNITER;
+    constexpr int kLaneTM = TM / WMITER;  // a lane's patch of one sub-tile: kLaneTM x kLaneTN
+    constexpr int kLaneTN = TN / WNITER;
+    constexpr int kLanesN = kSubN / kLaneTN;  // the lanes form a (kSubM / kLaneTM) x kLanesN grid
+    constexpr int kARows = kThreads / 8;      // A rows copied per pass: 8 lanes per row, one float each
+    static_assert(BM % WM == 0 && BN % WN == 0, "the warp tiles cover the block tile exactly");
+    static_assert(WM % WMITER == 0 && WN % WNITER == 0, "a warp tile splits into WMITER x WNITER equal sub-tiles");
+    static_assert(TM % WMITER == 0 && TN % WNITER == 0, "a thread tile splits into one equal patch per sub-tile");
+    static_assert(kLaneTM % 4 == 0 && kLaneTN % 4 == 0, "a lane's patches are read from shared memory as float4s");
+    static_assert(kSubM % kLaneTM == 0 && kSubN % kLaneTN == 0 && (kSubM / kLaneTM) * kLanesN == 32,
+                  "the 32 lanes of a warp cover one sub-tile exactly");
+    static_assert(BK % 8 == 0 && BM % kARows == 0,
+                  "A is copied in 8-float row pieces (one 32-byte sector per 8 lanes; with kPad = 4 their "
+                  "transposed stores hit 32 different banks), and the passes cover the A tile evenly");
+    constexpr bool kBFewCopies = BK * BN / 4 < kThreads;  // step 10: a narrow tile, fewer B float4s than threads
+    static_assert(BN % 4 == 0 && kThreads % (BN / 4) == 0 && (kBFewCopies || BK % (kThreads / (BN / 4)) == 0),
+                  "one pass of the block copies whole rows of the B tile as float4s (the first BK * BN / 4 "
+                  "threads when the tile holds fewer float4s than there are threads), and the passes cover it evenly");
+    static_assert((kThreads % BN == 0 || BN % kThreads == 0) && BK * BN % kThreads == 0,
+                  "step 10: unaligned B is copied one float per copy, consecutive threads on consecutive columns; "
+                  "a copy's row and column offsets must then be the same for every thread");
+    static_assert(BM * BN % (4 * 256) == 0, "step 10: the reduction covers a split tile with whole blocks of 256 x 4 outputs");
+    static_assert(BK >= 2, "the fragment pipeline switches stages at k = BK - 1, after reading k = BK - 1");
+    static_assert(STAGES >= 3, "STAGES - 1 >= 2 k-tiles in flight; with 2 stages step 08's register staging does as well");
+    static_assert(GROUP_M >= 1, "GROUP_M tile-rows per rasterization group; 1 is plain row-major order");
+    constexpr int kBRowsPerPass = kThreads / (BN / 4);
+    constexpr int kBLoads = kBFewCopies ? 1 : BK * BN / (4 * kThreads);  // B float4s each thread copies per k-tile
+    constexpr int kBScalarLoads = BK * BN / kThreads;  // step 10: B floats per thread per k-tile when unaligned
+
+    extern __shared__ float4 smem[];  // smem_bytes(BM, BN, BK, STAGES), opted into once per device
+    auto As = reinterpret_cast<float (*)[BK][BM + kPad]>(smem);  // STAGES stages; transposed: As[s][k][m] = A[m][k]
+    auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[STAGES][0][0]);
+
+    // Kernel parameters into registers (the lambdas below capture by reference).
+    const int M = params.M, N = params.N, K = params.K, lda = params.lda, ldb = params.ldb, ldc = params.ldc;
+    const float alpha = params.alpha, beta = params.beta;
+    const float *A = params.A, *B = params.B;
+    const bool b_vec = params.b_vec, c_vec = params.c_vec;
+
+    const int tid = threadIdx.x;
+    // step 10: which tile and which K range. Data-parallel blocks come first in blockIdx order, so
+    // they are scheduled first and the short split blocks fill the last round. Split blocks are
+    // split-major: neighbouring blocks compute neighbouring tiles over the same K range (L2 reuse).
+    int tile = blockIdx.x, split = 0;
+    const bool to_workspace = kSplit && tile >= params.dp_tiles;
+    if (to_workspace) {
+        const int r = tile - params.dp_tiles;
+        tile = params.dp_tiles + r % params.sk_tiles;
+        split = r / params.sk_tiles;
+    }
+    const int k_begin = to_workspace ? split * params.k_per_split : 0;
+    const int k_end = to_workspace ? k_begin + min(params.k_per_split, K - k_begin) : K;  // no overflow near 2^31
+    const TileOrigin origin =
+        tile_origin(tile, sgemm::ceil_div(M, BM), sgemm::ceil_div(N, BN), GROUP_M, BM, BN);
+    const int rows_left = M - origin.row, cols_left = N - origin.col;  // >= 1: rows / columns of C in this tile
+    const float* A_tile = A + static_cast<size_t>(origin.row) * lda;   // 64-bit offsets, once
+    const float* B_tile = B + origin.col;
+    float* C_tile = params.C + static_cast<size_t>(origin.row) * ldc + origin.col;
+
+    const int warp = tid / 32, lane = tid % 32;
+    const int warp_row = warp / kWarpsN * WM, warp_col = warp % kWarpsN * WN;
+    const int lane_row = lane / kLanesN * kLaneTM, lane_col = lane % kLanesN * kLaneTN;
+    // What this thread copies into shared memory: the floats (a_row + p * kARows, a_col + 8 * q) of
+    // the A tile, one by one; the float4s (b_row + p * kBRowsPerPass, b_col .. b_col + 3) of the B
+    // tile when B is aligned, otherwise the floats (bs_row, bs_col) + element p * kThreads of the tile.
+    const int a_row = tid / 8, a_col = tid % 8;
+    const int b_row = tid / (BN / 4), b_col = tid % (BN / 4) * 4;
+    const int bs_row = tid / BN, bs_col = tid % BN;
+    const bool b_copier = !kBFewCopies || tid < BK * BN / 4;  // compile-time true but for narrow tiles
+
+    // Uniform per block: interior tiles never test an index against M or N (step 10: also when B or
+    // C is unaligned; the alignment only chooses the copy and store width).
+    const bool interior = rows_left >= BM && cols_left >= BN;
+
+    float acc[TM][TN] = {};
+    float a_frag[2][TM];  // double-buffered: the fragments of k + 1 load while those of k feed the FMAs
+    float b_frag[2][TN];
+
+    // ---- global -> shared memory, asynchronously (cp.async: LDGSTS). One uniform branch per
+    // k-tile: full tiles copy without predicates; edge tiles copy 0 source bytes (zero-fill)
+    // outside A and B. step 10: unaligned B rows are copied in 4-byte pieces on both paths,
+    // consecutive threads on consecutive columns (coalesced; step 09 copied them 4 per thread).
+    auto load_tile_async = [&](int stage, int k0) {
+        const int k_left = k_end - k0;  // >= 1
+        if (interior && k_left >= BK) {
+            // One 64-bit base per operand and k-tile; the copies add row offsets (multiples of lda, ldb) to it.
+            const float* a_src = A_tile + static_cast<size_t>(a_row) * lda + k0 + a_col;
+#pragma unroll
+            for (int p = 0; p < BM / kARows; ++p)
+#pragma unroll
+                for (int q = 0; q < BK / 8; ++q)
+                    sgemm::cp_async4(&As[stage][a_col + 8 * q][a_row + p * kARows],
+                                     a_src + static_cast<size_t>(p * kARows) * lda + 8 * q, 4);
+            if constexpr (kBVec) {
+                const float* b_src = B_tile + static_cast<size_t>(k0 + b_row) * ldb + b_col;
+#pragma unroll
+                for (int p = 0; p < kBLoads; ++p)
+                    if (b_copier)
+                        sgemm::cp_async16(&Bs[stage][b_row + p * kBRowsPerPass][b_col],
+                                          b_src + static_cast<size_t>(p * kBRowsPerPass) * ldb, 16);
+            } else {
+                const float* b_src = B_tile + static_cast<size_t>(k0 + bs_row) * ldb + bs_col;
+#pragma unroll
+                for (int p = 0; p < kBScalarLoads; ++p) {
+                    constexpr int kStep = kThreads;  // element p * kThreads of the tile, row-major
+                    const int dr = p * kStep / BN, dc = p * kStep % BN;
+                    sgemm::cp_async4(&Bs[stage][bs_row + dr][bs_col + dc], b_src + static_cast<size_t>(dr) * ldb + dc,
+                                     4);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int p = 0; p < BM / kARows; ++p)
+#pragma unroll
+                for (int q = 0; q < BK / 8; ++q) {
+                    const int m = a_row + p * kARows, k = a_col + 8 * q;  // in the tile, in the k-tile
+                    const bool in = m < rows_left && k < k_left;  // outside A: copy nothing, zero-fill
+                    sgemm::cp_async4(&As[stage][k][m], in ? A_tile + static_cast<size_t>(m) * lda + k0 + k : A,
+                                     in ? 4 : 0);
+                }
+            // Edge tiles copy B as step 09 does: four floats a thread, one zero-filling 16-byte copy of
+            // the 0 .. 4 floats inside B (N need not be a multiple of 4 when ldb is) or four 4-byte ones.
+            // (This path is rare; written as step 09's, ptxas schedules the mainloop as step 09's.)
+#pragma unroll
+            for (int p = 0; p < kBLoads && b_copier; ++p) {
+                const int k = b_row + p * kBRowsPerPass;
+                float* dst = &Bs[stage][k][b_col];
+                const float* src = B_tile + static_cast<size_t>(k0 + k) * ldb + b_col;
+                if (b_vec) {
+                    const int n_in = k < k_left ? max(0, min(4, cols_left - b_col)) : 0;
+                    sgemm::cp_async16(dst, n_in > 0 ? src : B, 4 * n_in);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) {
+                        const bool in = k < k_left && b_col + j < cols_left;
+                        sgemm::cp_async4(dst + j, in ? src + j : B, in ? 4 : 0);
+                    }
+                }
+            }
+        }
+    };
+    // ---- shared memory -> registers: the thread's fragments for one k, (TM + TN) / 4 LDS.128.
+    // The loads walk the warp's sub-tiles: sub-tile wm supplies a_frag[buf][wm * kLaneTM ...].
+    auto load_fragments = [&](int buf, int stage, int k) {
+#pragma unroll
+        for (int i = 0; i < TM; i += 4) {
+            const float4 a = *reinterpret_cast<const float4*>(
+                &As[stage][k][warp_row + (i / kLaneTM) * kSubM + lane_row + i % kLaneTM]);
+            a_frag[buf][i + 0] = a.x, a_frag[buf][i + 1] = a.y, a_frag[buf][i + 2] = a.z, a_frag[buf][i + 3] = a.w;
+        }
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const float4 b = *reinterpret_cast<const float4*>(
+                &Bs[stage][k][warp_col + (j / kLaneTN) * kSubN + lane_col + j % kLaneTN]);
+            b_frag[buf][j + 0] = b.x, b_frag[buf][j + 1] = b.y, b_frag[buf][j + 2] = b.z, b_frag[buf][j + 3] = b.w;
+        }
+    };
+
+    // ---- prologue: start k-tiles 0 .. STAGES - 2 of this block's K range, one commit group each
+    // (committed even when empty, so that group g always belongs to k-tile g and the wait counts
+    // below hold for any K). step 10: the range is [k_begin, k_end), never empty (see make_tile_plan).
+    const int num_k_tiles = sgemm::ceil_div(k_end - k_begin, BK);
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < num_k_tiles) load_tile_async(s, k_begin + s * BK);
+        sgemm::cp_async_commit();
+    }
+    sgemm::cp_async_wait<STAGES - 2>();  // at most STAGES - 2 groups pending: k-tile 0 has landed
+    __syncthreads();                     // ... for every thread's copies
+    load_fragments(0, 0, 0);
+
+    // ---- mainloop: compute k-tile kt from stage `read_stage` while k-tiles kt + 1 ..
+    // kt + STAGES - 1 are in flight.
+    int read_stage = 0, write_stage = STAGES - 1;
+    for (int kt = 0; kt < num_k_tiles; ++kt) {
+        const bool has_next = kt + 1 < num_k_tiles;  // uniform across the block
+        // Refill the stage computed on during k-tile kt - 1 (every thread has passed the barrier
+        // behind its last read) with k-tile kt + STAGES - 1. Group kt + STAGES - 1, maybe empty.
+        if (kt + STAGES - 1 < num_k_tiles) load_tile_async(write_stage, k_begin + (kt + STAGES - 1) * BK);
+        sgemm::cp_async_commit();
+        write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k == BK - 1 && has_next) {
+                // Every fragment of this stage has been read (the last, k = BK - 1, one step ago).
+                // kt + STAGES groups are committed; waiting until at most STAGES - 2 are pending
+                // means groups 0 .. kt + 1 are complete: k-tile kt + 1 has landed. The barrier
+                // makes it visible to all threads and frees this stage for the refill at kt + 1.
+                sgemm::cp_async_wait<STAGES - 2>();
+                __syncthreads();
+                read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+            }
+            // Fragments of k + 1 (of the next k-tile's k = 0 at the end) while the FMAs of k run.
+            load_fragments((k + 1) % 2, read_stage, (k + 1) % BK);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[k % 2][i] * b_frag[k % 2][j];
+        }
+    }
+
+    // step 10: C's rows unaligned. For each i, the warp's lanes hold kStagedRows rows x WN columns
+    // of C (row lane / kLanesN, kLaneTN columns per sub-tile); they go into a per-warp buffer in
+    // shared memory, then every lane stores columns lane, lane + 32, ... of each row: one store
+    // instruction writes 32 consecutive floats of a row (whole 32-byte sectors but at the row ends).
+    constexpr int kStagedRows = 32 / kLanesN;
+    auto store_unaligned_c = [&](const float (&out)[TM][TN]) {
+        static_assert(WN % 32 == 0 && kThreads / 32 * kStagedRows * WN <= smem_bytes(BM, BN, BK, STAGES) / 4,
+                      "the warps' staging buffers fit in the pipeline's shared memory");
+        float(*buf)[WN] = reinterpret_cast<float(*)[WN]>(reinterpret_cast<float*>(smem) + warp * kStagedRows * WN);
+        __syncthreads();  // every warp has read its last fragments: the stages are free
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+#pragma unroll
+            for (int j = 0; j < TN; j += 4)
+                *reinterpret_cast<float4*>(&buf[lane / kLanesN][(j / kLaneTN) * kSubN + lane_col + j % kLaneTN]) =
+                    make_float4(out[i][j + 0], out[i][j + 1], out[i][j + 2], out[i][j + 3]);
+            __syncwarp();
+#pragma unroll
+            for (int q = 0; q < kStagedRows; ++q) {
+                const int row = warp_row + (i / kLaneTM) * kSubM + q * kLaneTM + i % kLaneTM;  // in the tile
+#pragma unroll
+                for (int c = lane; c < WN; c += 32) {
+                    const int col = warp_col + c;
+                    if (row < rows_left && col < cols_left) {
+                        float* dst = C_tile + static_cast<size_t>(row) * ldc + col;
+                        *dst = sgemm::scale(buf[q][c], alpha, beta, dst);
+                    }
+                }
+            }
+            __syncwarp();  // every lane has read the buffer before the next i overwrites it
+        }
+    };
+
+    // ---- epilogue. step 10: a split block stores its unscaled partial tile, whole and unchecked
+    // (rows and columns outside C hold zeros: their copies were zero-filled); a data-parallel block
+    // writes C = alpha * acc + beta * C as in step 09, unchecked in interior tiles of an aligned C.
+    // Where C's rows are not 16-byte aligned, the float4 of a lane would become 4 scalar stores, and
+    // each store instruction of the warp would write 8 floats in each of 4 rows, a quarter of every
+    // sector it touches: at small K, where the epilogue is the kernel, that runs at ~30 % of DRAM
+    // bandwidth. Instead the warp passes its rows through shared memory and stores each row as 32
+    // consecutive floats per instruction (store_unaligned_c above). Only in the kernels for unaligned
+    // B (kBVec false; with ldb = ldc = N the alignments go together): in the others the extra path
+    // changes how ptxas schedules the mainloop (4096^3 ran 6 % slower with it).
+    if constexpr (!kBVec) {  // only where B is unaligned too: the aligned kernels keep step 09's epilogue and schedule
+        if (!to_workspace && !c_vec) {
+            store_unaligned_c(acc);
+            return;
+        }
+    }
+    float* partial = to_workspace
+                         ? params.partials + (static_cast<size_t>(split) * params.sk_tiles + (tile - params.dp_tiles)) * (BM * BN)
+                         : nullptr;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = warp_row + (i / kLaneTM) * kSubM + lane_row + i % kLaneTM;  // in the tile
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const int col = warp_col + (j / kLaneTN) * kSubN + lane_col + j % kLaneTN;
+            const float4 out = make_float4(acc[i][j + 0], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            if (to_workspace)
+                *reinterpret_cast<float4*>(&partial[row * BN + col]) = out;
+            else if (interior && c_vec)
+                sgemm::store_c4_unchecked(C_tile, ldc, row, col, out, alpha, beta);
+            else
+                sgemm::store_c4(C_tile, ldc, row, col, rows_left, cols_left, out, alpha, beta, c_vec);
+        }
+    }
+}
+
+// step 10: the split-K reduction. One thread per 4 consecutive outputs of a split tile adds the
+// partials of splits 0, 1, ..., S - 1 in this order, always: the sum of an output does not depend
+// on which block finished first, so the result is bit-identical run to run (float atomics would
+// add in arrival order). Then C = alpha * sum + beta * C (beta == 0: C is not read). Memory-bound:
+// it reads S * sk_tiles * BM * BN * 4 bytes, most of them still in L2 right after the tile kernel.
+__global__ void __launch_bounds__(256) sgemm_10_every_shape_reduce(const TileParams p, int bm, int bn, int group_m) {
+    // Grid: bm * bn / 1024 blocks per split tile (a multiple of 256 quads per tile), 32-bit indices only.
+    const int blocks_per_tile = bm * bn / (4 * 256);
+    const int t = blockIdx.x / blocks_per_tile;                                    // split tile dp_tiles + t
+    const int e = (blockIdx.x % blocks_per_tile * 256 + threadIdx.x) * 4;          // first of 4 floats in it
+    const int row = e / bn, col = e % bn;                                          // in the tile
+    const TileOrigin origin =
+        tile_origin(p.dp_tiles + t, sgemm::ceil_div(p.M, bm), sgemm::ceil_div(p.N, bn), group_m, bm, bn);
+    const int rows_left = p.M - origin.row, cols_left = p.N - origin.col;
+    const size_t split_stride = static_cast<size_t>(p.sk_tiles) * bm * bn;  // floats between splits
+    float* C_tile = p.C + static_cast<size_t>(origin.row) * p.ldc + origin.col;
+    if (!p.c_vec) {
+        // C's rows unaligned: the block's 1024 outputs as 4 runs of 256 consecutive ones, one float
+        // per thread and run, so that a warp's store writes 32 consecutive floats of a row.
+        const int e0 = blockIdx.x % blocks_per_tile * 1024 + threadIdx.x;
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            const int eq = e0 + 256 * q, r = eq / bn, c = eq % bn;
+            if (r >= rows_left || c >= cols_left) continue;
+            const float* src = p.partials + static_cast<size_t>(t) * bm * bn + eq;
+            float sum = *src;
+            for (int s = 1; s < p.splits; ++s) sum += src[s * split_stride];
+            float* dst = C_tile + static_cast<size_t>(r) * p.ldc + c;
+            *dst = sgemm::scale(sum, p.alpha, p.beta, dst);
+        }
+        return;
+    }
+    if (row >= rows_left || col >= cols_left) return;  // padding of an edge tile: nothing to write
+    const float* src = p.partials + static_cast<size_t>(t) * bm * bn + e;
+    float4 sum = *reinterpret_cast<const float4*>(src);
+    for (int s = 1; s < p.splits; ++s) {
+        const float4 v = *reinterpret_cast<const float4*>(src + s * split_stride);
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
+    sgemm::store_c4(C_tile, p.ldc, row, col, rows_left, cols_left, sum, p.alpha, p.beta, p.c_vec);
+}
+
+// step 10: B's rows not 16-byte aligned (ldb or B not a multiple of 4 floats, e.g. N = 4097): the
+// tile kernel copies B one float per cp.async, ~4 % slower than with 16-byte copies. For a large
+// problem, copying B once into an aligned K x ldp workspace (ldp = N rounded up to 4, the extra
+// columns zero) costs K * N * 8 bytes, against 2 * M * N * K FLOP that then run at full speed.
+__global__ void __launch_bounds__(256) sgemm_10_every_shape_pack_b(int K, int N, const float* B, int ldb, float* Bp,
+                                                                   int ldp) {
+    const long long n_total = static_cast<long long>(K) * ldp;
+    for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n_total; i += static_cast<long long>(gridDim.x) * 256) {
+        const long long k = i / ldp;
+        const int n = static_cast<int>(i - k * ldp);
+        Bp[i] = n < N ? B[k * ldb + n] : 0.0f;
+    }
+}
+
+}  // namespace step10

@@ -1,0 +1,39 @@
+// A GPU's peak rates from what CUDA reports about it, and the bytes a GEMM must move: one place for
+// the runner's roofline per shape, sgemm_ceilings and step 10's planner. Host-only arithmetic (no CUDA calls), so CPU tests can feed
+// it synthetic GPUs.
+#pragma once
+
+#include <cstdint>
+
+namespace sgemm {
+
+// FP32 lanes (FFMA per clock) per SM, by compute capability x 10, from the CUDA C++ Programming
+// Guide's arithmetic-throughput table: 64 on sm_60, sm_70, sm_75 and sm_80 (A100), 128 on sm_86,
+// sm_87, sm_89, sm_90 (H100, H200) and later. 0: unknown.
+constexpr int fp32_lanes_per_sm(int cc) {
+    if (cc >= 86) return 128;
+    if (cc >= 60) return 64;
+    return 0;
+}
+
+// FLOP/s of the FFMA pipes: 2 FLOP per FFMA x lanes x SMs x SM clock (Hz).
+constexpr double ffma_peak_flops(int cc, int sms, double sm_clock_hz) {
+    return 2.0 * fp32_lanes_per_sm(cc) * sms * sm_clock_hz;
+}
+
+// DRAM bytes/s from the memory clock and bus width as cudaDevAttrMemoryClockRate and
+// cudaDevAttrGlobalMemoryBusWidth report them: two transfers per reported clock (H100 SXM:
+// 2 x 2619 MHz x 5120 bits / 8 = 3.35 TB/s; H200: 2 x 3201 MHz x 6016 bits / 8 = 4.81 TB/s).
+constexpr double dram_peak_bytes_per_s(double mem_clock_hz, int bus_bits) {
+    return 2.0 * mem_clock_hz * bus_bits / 8.0;
+}
+
+// Bytes a GEMM C = alpha A B + beta C must move through DRAM at the least: A and B read once, C
+// written once and, when beta != 0 (`reads_c`), read once. Element counts in 64 bits are exact (4 x
+// (2^31 - 1)^2 < 2^64); the bytes, 4 times that, may not be, so double.
+inline double compulsory_bytes(std::int64_t M, std::int64_t N, std::int64_t K, bool reads_c) {
+    const std::uint64_t m = M, n = N, k = K;
+    return 4.0 * static_cast<double>(m * k + k * n) + 4.0 * static_cast<double>((reads_c ? 2 : 1) * m * n);
+}
+
+}  // namespace sgemm

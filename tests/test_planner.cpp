@@ -1,0 +1,146 @@
+// Step 10's planner on synthetic GPUs (no GPU needed): the rates it derives from a GPU's numbers,
+// its picks for an H100, an H200 and an A100 with every calibration scale 1 (so that a new
+// calibration does not move these pins), the plans' arithmetic, and the calibration file format.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+
+#include "10_every_shape/calibration.h"
+#include "10_every_shape/planner.h"
+
+namespace {
+
+using namespace step10;
+
+DeviceModel h200() { return DeviceModel{}; }  // the defaults are an H200's attributes
+
+DeviceModel h100() {
+    DeviceModel d;
+    d.mem_clock_hz = 2619e6;
+    d.bus_bits = 5120;
+    return d;
+}
+
+DeviceModel a100() {
+    DeviceModel d;
+    d.cc = 80;
+    d.sms = 108;
+    d.sm_clock_hz = 1410e6;
+    d.mem_clock_hz = 1593e6;
+    d.bus_bits = 5120;
+    d.smem_per_sm = 167936;
+    d.l2_bytes = 40LL << 20;
+    return d;
+}
+
+std::string picked(const Shape& s, const DeviceModel& d) { return pick(s, d).describe(); }
+
+TEST(Planner, RatesComeFromTheGpusNumbers) {
+    // 2 x 128 lanes x 132 SMs x 1.98 GHz; 2 x 64 lanes x 108 x 1.41 GHz (sm_80 has half the FP32 lanes).
+    EXPECT_DOUBLE_EQ(h200().ffma_peak(), 2.0 * 128 * 132 * 1980e6);
+    EXPECT_DOUBLE_EQ(a100().ffma_peak(), 2.0 * 64 * 108 * 1410e6);
+    // DRAM: 2 transfers per clock x bus bytes x the calibrated fraction.
+    EXPECT_DOUBLE_EQ(h200().dram(), 2.0 * 3201e6 * 6016 / 8 * 0.83);
+    EXPECT_DOUBLE_EQ(h100().dram(), 2.0 * 2619e6 * 5120 / 8 * 0.83);
+    // The mainloop rate per SM that the tile model uses: 0.744 of an SM's peak.
+    EXPECT_NEAR(h200().sm_flops() * 132, 49.8e12, 0.05e12);
+}
+
+TEST(Planner, PicksOnAnH200) {
+    const DeviceModel d = h200();
+    EXPECT_EQ(picked({4096, 4096, 4096}, d), "128x256x8 w64x64 s5");              // step 09's tile fills the GPU
+    EXPECT_EQ(picked({256, 256, 16384}, d), "128x256x8 w64x64 s5 splitk=64");     // 2 tiles: split K
+    EXPECT_EQ(picked({3000, 3000, 3000}, d), "128x256x8 w64x64 s5 splitk=5 tail=24");  // 288 = 2 x 132 + 24 tiles
+    EXPECT_EQ(picked({46341, 46341, 2}, d), "outer 64x128 k<=32");               // writing C is the GEMM
+    // Unaligned B and C (the runner's views, ldb = ldc = N): packing B would buy float4 copies but
+    // leave C to the scalar epilogue, a third of the bandwidth; the unaligned kernel stages C instead.
+    EXPECT_EQ(picked({8191, 8193, 31, true, false, false}, d), "128x128x8 w64x64 s5");
+    EXPECT_EQ(picked({8191, 8193, 31, true, false, true}, d), "128x128x8 w64x64 s5 packB");
+    EXPECT_EQ(picked({16, 24576, 4096}, d), "skinny m<=16 float4 splitk=2");    // reading B is the GEMM
+    EXPECT_EQ(picked({24, 24576, 4096}, d), "64x128x8 w32x64 s5 splitk=2");      // two row groups cost more than a tile
+    EXPECT_EQ(picked({16, 4096, 4096}, d), "skinny m<=16 float4 splitk=4");
+    EXPECT_EQ(picked({7, 9, 100003, true, false}, d), "skinny m<=8 4 floats splitk=121");
+    EXPECT_EQ(picked({4097, 1, 4097, true, false}, d), "gemv n=1 256 lanes/row");  // a block per row: 4097 blocks
+    EXPECT_EQ(picked({100000, 1, 64}, d), "gemv n=1 4 lanes/row");               // 16 elements per lane
+    EXPECT_EQ(picked({1, 4097, 4097, true, false}, d), "skinny m<=4 4 floats splitk=4");
+}
+
+TEST(Planner, PicksFollowTheGpu) {
+    // 132 tiles of 128 x 256: one full round on 132 SMs, 1 + 24/108 rounds on an A100.
+    const Shape s{1536, 2816, 4096};
+    EXPECT_EQ(picked(s, h200()), "128x256x8 w64x64 s5");
+    EXPECT_EQ(picked(s, a100()), "128x256x8 w64x64 s5 splitk=4 tail=24");
+    // 3000^3 on an A100: 288 tiles = 2 x 108 + 72; a smaller tile's rounds fit better there.
+    EXPECT_EQ(picked({3000, 3000, 3000}, a100()), "64x64x8 w32x64 s5 splitk=8 tail=49");
+    // A store-bound shape: the H100's DRAM is slower, so the outer kernel's lead over the tiles shrinks.
+    const Shape outer{16384, 16384, 1};
+    EXPECT_EQ(picked(outer, h200()), "outer 64x128 k<=32");
+    EXPECT_GT(pick(outer, h100()).seconds, 1.3 * pick(outer, h200()).seconds);  // 4.81 / 3.35 TB/s
+    // The same FLOP take ~3.4x as long on an A100 (19.5 vs 66.9 TFLOP/s at the FFMA peak; the rounds
+    // of blocks differ by a few per cent).
+    const Shape big{8192, 8192, 8192};
+    const double peaks = h200().ffma_peak() / a100().ffma_peak();
+    EXPECT_NEAR(pick(big, a100()).seconds / pick(big, h200()).seconds, peaks, 0.05 * peaks);
+}
+
+TEST(Planner, EveryPlanCoversKOnceAndAsksForItsWorkspace) {
+    const DeviceModel d = h200();
+    for (const Shape s : {Shape{256, 256, 16384}, Shape{3000, 3000, 3000}, Shape{20, 7047, 16056, true, false},
+                          Shape{46341, 46341, 2}, Shape{1, 4097, 4097}, Shape{129, 257, 65537}}) {
+        for (const Plan& p : all_plans(s, d)) {
+            SCOPED_TRACE(p.describe() + " on " + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K));
+            if (p.kind == Plan::kTile || p.kind == Plan::kSkinny) {
+                // splits ranges of k_per_split rows, none empty: (S - 1) k < K <= S k.
+                EXPECT_LT(static_cast<long long>(p.splits - 1) * p.k_per_split, s.K);
+                EXPECT_GE(static_cast<long long>(p.splits) * p.k_per_split, s.K);
+            }
+            if (p.kind == Plan::kSkinny) {
+                EXPECT_LE(s.M, p.rows * p.row_groups);
+                EXPECT_GT(s.M, p.rows * (p.row_groups - 1));
+                EXPECT_EQ(p.col_blocks, (s.N + kSkinnyCols - 1) / kSkinnyCols);
+                const std::size_t need = p.splits > 1 ? static_cast<std::size_t>(p.splits) * s.M * s.N * 4 +
+                                                            static_cast<std::size_t>(p.col_blocks) * p.row_groups * 4
+                                                      : 0;
+                EXPECT_GE(p.workspace, need);
+            }
+            if (p.kind == Plan::kOuter) EXPECT_LE(s.K, kOuterMaxK);
+            if (p.kind == Plan::kTile && p.splits > 1)
+                EXPECT_EQ(p.partial_bytes, static_cast<std::size_t>(p.sk_tiles) * p.splits *
+                                               kTileShapes[p.config].bm * kTileShapes[p.config].bn * 4);
+            EXPECT_GT(p.seconds, 0.0);
+        }
+    }
+}
+
+TEST(Planner, ScalesMoveThePick) {
+    DeviceModel d = h200();
+    const Shape s{46341, 46341, 2};
+    ASSERT_EQ(pick(s, d).kind, Plan::kOuter);
+    d.cal.scale[plan_class(pick(s, d))] = 10.0;  // the outer kernel measured 10x slower than modelled
+    EXPECT_NE(pick(s, d).kind, Plan::kOuter);
+}
+
+TEST(Planner, CalibrationFilesAreParsedStrictly) {
+    const Calibration c = parse_calibration("# a comment\n\nmainloop_fraction 0.7\nscale.tile4 1.25  # trailing\n"
+                                            "scale.skinny16s 2\n");
+    EXPECT_DOUBLE_EQ(c.mainloop_fraction, 0.7);
+    EXPECT_DOUBLE_EQ(c.scale[4], 1.25);
+    EXPECT_DOUBLE_EQ(c.scale[std::find(std::begin(kClassNames), std::end(kClassNames), std::string("skinny16s")) -
+                             std::begin(kClassNames)],
+                     2.0);
+    EXPECT_DOUBLE_EQ(c.scale[0], 1.0);
+    EXPECT_DOUBLE_EQ(c.dram_fraction, Calibration{}.dram_fraction);
+    for (const char* bad : {"mainloop_fraction 1.5\n", "dram_fraction 0\n", "scale.tile9 1\n", "scale.tile0 11\n",
+                            "warp_factor 0.5\n", "mainloop_fraction\n", "mainloop_fraction 0.5 0.6\n"})
+        EXPECT_THROW(parse_calibration(bad), std::invalid_argument) << bad;
+}
+
+TEST(Planner, EveryCompiledInCalibrationParsesAndTheFirstIsTheFallback) {
+    for (const DeviceCalibration& c : kCalibrations) EXPECT_NO_THROW(parse_calibration(c.text)) << c.device;
+    EXPECT_STREQ(calibration_for("a GPU never measured"), kCalibrations[0].text);
+    EXPECT_STREQ(kCalibrations[0].device, "NVIDIA H200");
+}
+
+}  // namespace
