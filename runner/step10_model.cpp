@@ -1,6 +1,7 @@
 // step10_model: step 10's planner (kernels/10_every_shape/planner.h) on a GPU described by its
 // numbers, without a GPU: for each shape read from standard input as "M N K beta_zero b_aligned
-// [c_aligned]" (0/1 flags; c_aligned defaults to b_aligned), one line per plan: "M N K|description|class|seconds|picked". scripts/calibrate_step10
+// [c_aligned]" (0/1 flags; c_aligned defaults to b_aligned), one line per plan:
+// "M N K beta_zero b_aligned c_aligned|description|class|seconds|picked". scripts/calibrate_step10
 // compares these with sgemm_runner --tune measurements. Exit status: 0, or 2 on bad input.
 #include <cstdio>
 #include <fstream>
@@ -50,8 +51,9 @@ int main(int argc, char** argv) {
                                   b_aligned != 0, c_aligned != 0};
             const std::string picked = step10::pick(s, d).describe();
             for (const step10::Plan& p : step10::all_plans(s, d))
-                std::printf("%lld %lld %lld|%s|%s|%.9g|%d\n", M, N, K, p.describe().c_str(),
-                            step10::kClassNames[step10::plan_class(p)], p.seconds, p.describe() == picked);
+                std::printf("%lld %lld %lld %d %d %d|%s|%s|%.9g|%d\n", M, N, K, beta_zero != 0, b_aligned != 0,
+                            c_aligned != 0, p.describe().c_str(), step10::kClassNames[step10::plan_class(p)],
+                            p.seconds, p.describe() == picked);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "step10_model: %s\n", e.what());

@@ -150,8 +150,9 @@ TEST_P(Kernel, DeterministicRunToRun) {
     // Deep K (split-K), a matrix-vector product each way (GEMV, M == 1 with its K split), a
     // square whose last round of tiles is partial (the tail split), skinny M with B's rows aligned
     // and not, split over K (the last block of a column range reduces) on a padded, unaligned view
-    // too, in one and in several row groups, a tiny M x N with a huge K, and small K (the outer
-    // kernel) on both kinds of view.
+    // too, in one and in several row groups, with 16-byte rows and a partial last column range (N =
+    // 1000: 8 columns of 128), a tiny M x N with a huge K, and small K (the outer kernel) on both
+    // kinds of view.
     struct Case {
         Size size;
         Layout layout;
@@ -160,7 +161,8 @@ TEST_P(Kernel, DeterministicRunToRun) {
                           Case{{1, 4096, 8192}, {}}, Case{{3000, 3000, 3000}, {}}, Case{{32, 4096, 2048}, {}},
                           Case{{20, 1003, 5000}, {}}, Case{{13, 1000, 3001}, {3, 1}}, Case{{7, 9, 100003}, {}},
                           Case{{1000, 1003, 7}, {}}, Case{{999, 260, 32}, {1, 1}},
-                          Case{{50, 1003, 3000}, {1, 1}}, Case{{64, 4096, 1024}, {}}}) {
+                          Case{{50, 1003, 3000}, {1, 1}}, Case{{64, 4096, 1024}, {}},
+                          Case{{16, 1000, 4096}, {}}}) {
         const Size& s = tc.size;
         Problem p(s, 0.5f, 3.0f, run_seed(), true, tc.layout);
         if (!k.can_implement(p.args()).empty()) continue;

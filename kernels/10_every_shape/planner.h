@@ -398,7 +398,9 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
     const int cols = kSkinnyCols;
     plan.col_blocks = ceil_div(s.N, cols);
     if (static_cast<long long>(plan.col_blocks) * plan.row_groups > INT_MAX) return std::nullopt;
-    plan.k_per_split = ceil_div(ceil_div(s.K, splits_asked), 64) * 64;  // whole rounds of rows for every warp
+    // ceil(K / S) rounded up to whole rounds of 64 rows for every warp, at most K (64-bit: K may be 2^31 - 1).
+    const long long per_split = (static_cast<long long>(s.K) + splits_asked - 1) / splits_asked;
+    plan.k_per_split = static_cast<int>(std::min<long long>((per_split + 63) / 64 * 64, s.K));
     plan.splits = ceil_div(s.K, plan.k_per_split);
     plan.splits_asked = splits_asked;
     if (splits_asked > 1 && (plan.splits < 2 || plan.k_per_split < 256)) return std::nullopt;

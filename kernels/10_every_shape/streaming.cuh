@@ -2,8 +2,8 @@
 // a pipeline that never fills, or on FMAs the shape does not have, and where the time that counts
 // is the time to move the bytes. Each reads its large operand once at full width:
 //  * gemv_n1 (N == 1): lanes of a warp share a row of A;
-//  * skinny (M <= 32): every row of A resident in shared memory, B streamed once, K split across
-//    blocks with a fixed-order reduction by the block that finishes last (one launch);
+//  * skinny (M <= 64): 16, 8 or 4 rows of A per block in shared memory, B streamed once, K split
+//    across blocks with a fixed-order reduction by the block that finishes last (one launch);
 //  * outer (K <= 32): the whole K of a tile in shared memory, C written in full 128-byte lines.
 #pragma once
 
@@ -137,7 +137,11 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
     // group per call, empty past the end.
     auto copy_row = [&](long long t) {
         const long long k = k_begin + g + kSkinnyGroups * t;
-        if (k < k_end) sgemm::cp_async16(ring[g][t % kSkinnyDepth] + lane * 4, B_cols + k * p.a.ldb + lane * 4, 16);
+        if (k < k_end) {  // the lane's 4 columns, zero-filled past N (the last column range may be partial)
+            const long long n_in = min(4LL, max(0LL, N - (col0 + lane * 4)));
+            const float* src = B_cols + k * p.a.ldb + lane * 4;
+            sgemm::cp_async16(ring[g][t % kSkinnyDepth] + lane * 4, n_in > 0 ? src : p.a.B, static_cast<int>(4 * n_in));
+        }
         sgemm::cp_async_commit();
     };
     // One row of B times the MR rows of A's chunk.
@@ -178,7 +182,9 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
 #pragma unroll
                 for (int v = 0; v < 4; ++v) b[v] = ring[g][t % kSkinnyDepth][lane * 4 + v];
                 fma_row(a_chunk, r, b);
-                copy_row(t + kSkinnyDepth);  // into the slot just read, by the lane that read it
+                // Into the slot just read, by the lane that read it: its loads of b above were consumed by
+            // the FMAs, so the copy cannot overwrite them.
+            copy_row(t + kSkinnyDepth);
             }
         } else {
             // Rounds of kAhead rows, software-pipelined: the loads of round i + 1 are issued before

@@ -8,10 +8,10 @@
 namespace sgemm {
 
 // FP32 lanes (FFMA per clock) per SM, by compute capability x 10, from the CUDA C++ Programming
-// Guide's arithmetic-throughput table: 64 on sm_60, sm_70, sm_75 and sm_80 (A100), 128 on sm_86,
-// sm_87, sm_89, sm_90 (H100, H200) and later. 0: unknown.
+// Guide's arithmetic-throughput table: 64 on sm_60, sm_70, sm_72, sm_75 and sm_80 (A100), 128 on
+// sm_61, sm_62, sm_86, sm_87, sm_89, sm_90 (H100, H200) and later. 0: unknown.
 constexpr int fp32_lanes_per_sm(int cc) {
-    if (cc >= 86) return 128;
+    if (cc >= 86 || cc == 61 || cc == 62) return 128;
     if (cc >= 60) return 64;
     return 0;
 }
