@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <string>
 
@@ -110,6 +111,24 @@ TEST(Planner, EveryPlanCoversKOnceAndAsksForItsWorkspace) {
                 EXPECT_EQ(p.partial_bytes, static_cast<std::size_t>(p.sk_tiles) * p.splits *
                                                kTileShapes[p.config].bm * kTileShapes[p.config].bn * 4);
             EXPECT_GT(p.seconds, 0.0);
+        }
+    }
+}
+
+TEST(Planner, SizesNear2To31KeepEveryPlanLaunchable) {
+    // K = 2^31 - 1: rounding a K range up to whole rounds of rows must not overflow an int.
+    for (const Shape s : {Shape{1, 2, 2147483647}, Shape{16, 1, 2147483647, false, false}, Shape{2147483647, 3, 5}}) {
+        const std::vector<Plan> plans = all_plans(s, h200());
+        EXPECT_FALSE(plans.empty());
+        for (const Plan& p : plans) {
+            SCOPED_TRACE(p.describe());
+            EXPECT_GE(p.splits, 1);
+            EXPECT_LE(p.splits, 65535);  // gridDim.y of the skinny kernel
+            if (p.kind == Plan::kSkinny || p.kind == Plan::kTile) {
+                EXPECT_GT(p.k_per_split, 0);
+                EXPECT_GE(static_cast<long long>(p.splits) * p.k_per_split, s.K);
+            }
+            EXPECT_TRUE(std::isfinite(p.seconds));
         }
     }
 }
