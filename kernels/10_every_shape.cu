@@ -22,16 +22,21 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <tuple>
 #include <utility>
 
 namespace {
 
 using namespace step10;
+
+// Registers per thread of a compiled kernel, for the occupancy model.
+int registers_of(const void* kernel) {
+    cudaFuncAttributes attributes{};
+    sgemm::check(cudaFuncGetAttributes(&attributes, kernel));
+    return attributes.numRegs;
+}
 
 // The tile kernel of configuration I, instantiated from the planner's kTileShapes[I].
 template <int I>
@@ -53,9 +58,7 @@ struct TileKernel {
         int regs = 0;
         for (auto kernel : kernels) {
             sgemm::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, c.smem()));
-            cudaFuncAttributes attributes{};
-            sgemm::check(cudaFuncGetAttributes(&attributes, kernel));
-            regs = std::max(regs, attributes.numRegs);
+            regs = std::max(regs, registers_of(reinterpret_cast<const void*>(kernel)));
         }
         return regs;
     }
@@ -83,12 +86,6 @@ SkinnyKernel skinny_kernel_for(int rows, int vec) {
         case 8: return skinny_kernel<8>(vec);
         default: return skinny_kernel<16>(vec);
     }
-}
-
-int registers_of(const void* kernel) {
-    cudaFuncAttributes attributes{};
-    sgemm::check(cudaFuncGetAttributes(&attributes, kernel));
-    return attributes.numRegs;
 }
 
 // The model of the GPU this process runs on: cudaDeviceGetAttribute, once per device. The
@@ -129,11 +126,7 @@ const DeviceModel& current_device() {
                 regs = std::max(vec == 4 ? 0 : regs, registers_of(kernel));
             }
         if (const char* path = std::getenv("SGEMM_STEP10_CALIBRATION"); path && *path) {
-            std::ifstream in(path);
-            if (!in) throw std::invalid_argument(std::string("SGEMM_STEP10_CALIBRATION: cannot read ") + path);
-            std::stringstream text;
-            text << in.rdbuf();
-            d.cal = parse_calibration(text.str());
+            d.cal = read_calibration(path);
         } else {
             cudaDeviceProp prop{};
             sgemm::check(cudaGetDeviceProperties(&prop, device));
@@ -244,7 +237,9 @@ auto with_cached_plans(const sgemm::GemmArgs& a, F&& f) {
     if (it == cache.end()) {
         if (cache.size() > 1024) cache.clear();  // bounded, for a program with endless shapes
         const DeviceModel& d = current_device();
-        it = cache.emplace(key, Plans{all_plans(s, d), pick(s, d)}).first;
+        std::vector<Plan> all = all_plans(s, d);
+        const Plan picked = pick_among(s, all);
+        it = cache.emplace(key, Plans{std::move(all), picked}).first;
     }
     return f(it->second);  // under the lock: another thread may clear the cache
 }

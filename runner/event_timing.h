@@ -1,6 +1,7 @@
-// Timing with CUDA events on the default stream, for the measurements that are not a GEMM problem
-// (sgemm_ceilings' FFMA, copy and cuBLAS lines, the runner's DRAM bandwidth): `warmup` untimed
-// launches, then `reps` launches each between its own pair of events.
+// Timing with CUDA events: time_ms on the default stream for the measurements that are not a GEMM
+// problem (sgemm_ceilings' FFMA, copy and cuBLAS lines, the runner's DRAM bandwidth: `warmup` untimed
+// launches, then `reps` launches each between its own pair of events), and the median that every
+// timing of the project reports (Problem::time's too).
 #pragma once
 
 #include <cuda_runtime.h>

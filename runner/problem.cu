@@ -12,6 +12,7 @@
 
 #include "common/check.h"
 #include "common/cublas_pieces.h"
+#include "event_timing.h"
 
 namespace sgemm {
 
@@ -378,15 +379,9 @@ Timing Problem::time(const Launcher& l, int warmup, int reps, bool hot_l2) {
         check(cudaEventRecord(stop[i].e, stream_));
     }
     synchronize_and_check();
-    std::vector<double> ms(reps);
-    for (int i = 0; i < reps; ++i) {
-        float t = 0;
-        check(cudaEventElapsedTime(&t, start[i].e, stop[i].e));
-        ms[i] = t;
-    }
-    std::sort(ms.begin(), ms.end());
-    const double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-    return {median, ms.front()};
+    std::vector<float> ms(reps);
+    for (int i = 0; i < reps; ++i) check(cudaEventElapsedTime(&ms[i], start[i].e, stop[i].e));
+    return {median(ms), *std::min_element(ms.begin(), ms.end())};
 }
 
 }  // namespace sgemm

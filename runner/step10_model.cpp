@@ -4,10 +4,10 @@
 // "M N K beta_zero b_aligned c_aligned|description|class|seconds|picked". scripts/calibrate_step10
 // compares these with sgemm_runner --tune measurements. Exit status: 0, or 2 on bad input.
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -32,12 +32,7 @@ int main(int argc, char** argv) {
     d.sm_clock_hz = clock_mhz * 1e6;
     d.mem_clock_hz = mem_clock_mhz * 1e6;
     try {
-        if (!calibration.empty()) {
-            std::ifstream in(calibration);
-            std::stringstream text;
-            text << in.rdbuf();
-            d.cal = step10::parse_calibration(text.str());
-        }
+        if (!calibration.empty()) d.cal = step10::read_calibration(calibration);
         std::string line;
         while (std::getline(std::cin, line)) {
             std::istringstream words(line);
@@ -49,8 +44,9 @@ int main(int argc, char** argv) {
                 throw std::invalid_argument("sizes must lie in [1, 2^31 - 1]: " + line);
             const step10::Shape s{static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), beta_zero != 0,
                                   b_aligned != 0, c_aligned != 0};
-            const std::string picked = step10::pick(s, d).describe();
-            for (const step10::Plan& p : step10::all_plans(s, d))
+            const std::vector<step10::Plan> plans = step10::all_plans(s, d);
+            const std::string picked = step10::pick_among(s, plans).describe();
+            for (const step10::Plan& p : plans)
                 std::printf("%lld %lld %lld %d %d %d|%s|%s|%.9g|%d\n", M, N, K, beta_zero != 0, b_aligned != 0,
                             c_aligned != 0, p.describe().c_str(), step10::kClassNames[step10::plan_class(p)],
                             p.seconds, p.describe() == picked);

@@ -18,17 +18,19 @@
 #include <climits>
 #include <cstddef>
 #include <cstdio>
+#include <fstream>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../common/check.h"  // sgemm::ceil_div
 #include "../common/gpu_rates.h"
 
 namespace step10 {
 
-constexpr int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+using sgemm::ceil_div;
 
 // ---- the kernels, as the planner sees them ----------------------------------------------------
 
@@ -147,6 +149,15 @@ inline Calibration parse_calibration(const std::string& text) {
         else fail("unknown name");
     }
     return c;
+}
+
+// A calibration file (SGEMM_STEP10_CALIBRATION, step10_model --calibration), parsed.
+inline Calibration read_calibration(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument("step 10 calibration: cannot read " + path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse_calibration(text.str());
 }
 
 // What the model knows of the GPU. The defaults are an H200 (cudaDeviceGetAttribute's values).
@@ -494,15 +505,18 @@ inline std::vector<Plan> all_plans(const Shape& s, const DeviceModel& d) {
 }
 
 // The heuristic: GEMV where N == 1 (memory-bound; a tile kernel would waste 63/64 of its FMAs);
-// otherwise the plan the model predicts fastest, the first of equals.
-inline Plan pick(const Shape& s, const DeviceModel& d) {
-    if (s.N == 1) return make_gemv_n1_plan(s, d);
-    const std::vector<Plan> plans = all_plans(s, d);
+// otherwise the plan the model predicts fastest, the first of equals. `plans` is all_plans(s, d).
+inline Plan pick_among(const Shape& s, const std::vector<Plan>& plans) {
     if (plans.empty()) throw std::invalid_argument("10_every_shape: no plan for this shape (see can_implement)");
+    if (s.N == 1)
+        for (const Plan& p : plans)
+            if (p.kind == Plan::kGemvN1) return p;
     const Plan* best = &plans.front();
     for (const Plan& p : plans)
         if (p.seconds < best->seconds) best = &p;
     return *best;
 }
+
+inline Plan pick(const Shape& s, const DeviceModel& d) { return pick_among(s, all_plans(s, d)); }
 
 }  // namespace step10
