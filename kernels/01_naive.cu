@@ -12,19 +12,26 @@ constexpr int BLOCK = 32;  // 32 x 32 = 1024 threads per block
 
 __global__ void sgemm_01_naive(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                                float beta, float* C, int ldc) {
+    // [doc:thread-mapping]
     // threadIdx.x varies fastest within a warp: here it picks the row.
     const int row = blockIdx.x * BLOCK + threadIdx.x;
     const int col = sgemm::tile_y() * BLOCK + threadIdx.y;  // gridDim.y, continued on gridDim.z
+    // [/doc:thread-mapping]
+    // [doc:bounds-check]
     if (row >= M || col >= N) return;
 
+    // [doc:inner-loop]
     const float* a = A + static_cast<size_t>(row) * lda;  // row `row` of A: different for every lane
     const float* b = B + col;                             // column `col` of B: the same for the whole warp
     float acc = 0.0f;
     for (int k = 0; k < K; ++k) acc += a[k] * b[static_cast<size_t>(k) * ldb];
 
+    // [doc:store]
     sgemm::store_c(C, ldc, row, col, M, N, acc, alpha, beta);
+    // [/doc:store]
 }
 
+// [doc:launch]
 void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
     const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
     const dim3 block(BLOCK, BLOCK);

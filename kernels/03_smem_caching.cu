@@ -17,17 +17,21 @@ __global__ void __launch_bounds__(BM * BN)
     sgemm_03_smem_caching(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                           float beta, float* C, int ldc) {
     constexpr int kThreads = BM * BN;  // one thread per output of the block tile
+    // [doc:static-asserts]
     static_assert(kThreads <= 1024, "a block has at most 1024 threads");
     static_assert(kThreads % BK == 0 && BM % (kThreads / BK) == 0,
                   "one pass of the block copies whole rows of the A tile, and the passes cover it evenly");
     static_assert(kThreads % BN == 0 && BK % (kThreads / BN) == 0,
                   "one pass of the block copies whole rows of the B tile, and the passes cover it evenly");
+    // [/doc:static-asserts]
     constexpr int kALoads = BM * BK / kThreads;  // A elements each thread copies per k-tile
     constexpr int kBLoads = BK * BN / kThreads;  // B elements each thread copies per k-tile
 
+    // [doc:smem-tiles]
     __shared__ float As[BM][BK];
     __shared__ float Bs[BK][BN];
 
+    // [doc:thread-indices]
     const int tid = threadIdx.x;
     const int block_row = sgemm::tile_y() * BM;  // first row of this block's C tile
     const int block_col = blockIdx.x * BN;       // first column of this block's C tile
@@ -38,16 +42,21 @@ __global__ void __launch_bounds__(BM * BN)
     const int a_row = tid / BK, a_col = tid % BK;
     const int b_row = tid / BN, b_col = tid % BN;
 
+    // [doc:interior]
     // Uniform per block: interior blocks never test an index against M or N.
     const bool interior = block_row + BM <= M && block_col + BN <= N;
 
     float acc = 0.0f;
 
     for (int k0 = 0; k0 < K; k0 += BK) {
+        // [doc:tile-load]
         // ---- global -> registers. One uniform branch per k-tile: full tiles load
         // without predicates; edge tiles pad with zeros outside A and B.
+        // [doc:full]
         const bool full = !kCheckEdges || (interior && k0 + BK <= K);
+        // [/doc:full]
         float a_ld[kALoads], b_ld[kBLoads];
+        // [doc:full-tile-loads]
         if (full) {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
@@ -55,6 +64,8 @@ __global__ void __launch_bounds__(BM * BN)
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
                 b_ld[p] = B[static_cast<size_t>(k0 + b_row + p * (kThreads / BN)) * ldb + block_col + b_col];
+        // [/doc:full-tile-loads]
+        // [doc:edge-tile-loads]
         } else {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
@@ -63,6 +74,7 @@ __global__ void __launch_bounds__(BM * BN)
             for (int p = 0; p < kBLoads; ++p)
                 b_ld[p] = sgemm::load_or_zero(B, ldb, k0 + b_row + p * (kThreads / BN), block_col + b_col, K, N);
         }
+        // [/doc:edge-tile-loads]
         // ---- registers -> shared memory: consecutive threads, consecutive words.
 #pragma unroll
         for (int p = 0; p < kALoads; ++p) As[a_row + p * (kThreads / BK)][a_col] = a_ld[p];
@@ -70,12 +82,15 @@ __global__ void __launch_bounds__(BM * BN)
         for (int p = 0; p < kBLoads; ++p) Bs[b_row + p * (kThreads / BN)][b_col] = b_ld[p];
         __syncthreads();
 
+        // [doc:inner-loop]
         // ---- compute: per k, 2 shared loads (a broadcast of A, consecutive B) for 1 FMA.
 #pragma unroll
         for (int k = 0; k < BK; ++k) acc += As[ty][k] * Bs[k][tx];
         __syncthreads();  // everyone is done with this tile before it is overwritten
+        // [/doc:inner-loop]
     }
 
+    // [doc:epilogue]
     // ---- epilogue: C = alpha * acc + beta * C, unchecked in interior blocks.
     const int row = block_row + ty;
     const int col = block_col + tx;
@@ -83,12 +98,14 @@ __global__ void __launch_bounds__(BM * BN)
         sgemm::store_c_unchecked(C, ldc, row, col, acc, alpha, beta);
     else
         sgemm::store_c(C, ldc, row, col, M, N, acc, alpha, beta);
+    // [/doc:epilogue]
 }
 
 constexpr int kBM = 32, kBN = 32, kBK = 32;  // 1024 threads, one output each
 
 // kAlwaysCheck = true runs the checked kernel on every shape (tuning variant 103),
 // so that what edge handling costs stays measurable.
+// [doc:launch]
 template <bool kAlwaysCheck>
 void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
     const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
@@ -115,5 +132,7 @@ std::string describe(const sgemm::GemmArgs& args) {
 
 static const sgemm::Registration registration{{.number = 3, .name = "smem_caching", .idea = "32x32 tiles of A and B staged in shared memory, one output per thread", .launch = launch<false>, .describe = describe<false>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
 #ifdef SGEMM_TUNING
+// [doc:checked-variant]
 static const sgemm::Registration registration_checked{{.number = 103, .name = "smem_caching_checked", .idea = "step 03 always through its edge-checked kernel (the cost of edge handling)", .launch = launch<true>, .describe = describe<true>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
+// [/doc:checked-variant]
 #endif

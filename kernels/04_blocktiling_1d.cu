@@ -15,9 +15,11 @@ template <int BM, int BN, int BK, int TM, bool kCheckEdges>
 __global__ void __launch_bounds__((BM / TM) * BN)
     sgemm_04_blocktiling_1d(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                             float beta, float* C, int ldc) {
+    // [doc:thread-grid]
     constexpr int kThreadsM = BM / TM;  // the threads form a kThreadsM x BN grid
     constexpr int kThreads = kThreadsM * BN;
     static_assert(BM % TM == 0, "the thread tiles cover the block tile exactly");
+    // [/doc:thread-grid]
     static_assert(kThreads % BK == 0 && BM % (kThreads / BK) == 0,
                   "one pass of the block copies whole rows of the A tile, and the passes cover it evenly");
     static_assert(kThreads % BN == 0 && BK % (kThreads / BN) == 0,
@@ -31,24 +33,33 @@ __global__ void __launch_bounds__((BM / TM) * BN)
     const int tid = threadIdx.x;
     const int block_row = sgemm::tile_y() * BM;  // first row of this block's C tile
     const int block_col = blockIdx.x * BN;       // first column of this block's C tile
+    // [doc:thread-ownership]
     // Thread (ty, tx) owns rows ty + i * kThreadsM of column tx of the block tile;
     // a warp is 32 consecutive columns, all with the same rows.
     const int tx = tid % BN;
     const int ty = tid / BN;
+    // [/doc:thread-ownership]
     // Which elements this thread copies into shared memory (pass p adds p * kThreads / BK rows).
+    // [doc:copy-mapping]
     const int a_row = tid / BK, a_col = tid % BK;
     const int b_row = tid / BN, b_col = tid % BN;
 
+    // [doc:interior]
     // Uniform per block: interior blocks never test an index against M or N.
     const bool interior = block_row + BM <= M && block_col + BN <= N;
 
+    // [doc:acc]
     float acc[TM] = {};
 
     for (int k0 = 0; k0 < K; k0 += BK) {
+        // [doc:tile-load]
         // ---- global -> registers. One uniform branch per k-tile: full tiles load
         // without predicates; edge tiles pad with zeros outside A and B.
+        // [doc:full]
         const bool full = !kCheckEdges || (interior && k0 + BK <= K);
+        // [/doc:full]
         float a_ld[kALoads], b_ld[kBLoads];
+        // [doc:full-tile-loads]
         if (full) {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
@@ -56,6 +67,8 @@ __global__ void __launch_bounds__((BM / TM) * BN)
 #pragma unroll
             for (int p = 0; p < kBLoads; ++p)
                 b_ld[p] = B[static_cast<size_t>(k0 + b_row + p * (kThreads / BN)) * ldb + block_col + b_col];
+        // [/doc:full-tile-loads]
+        // [doc:edge-tile-loads]
         } else {
 #pragma unroll
             for (int p = 0; p < kALoads; ++p)
@@ -64,6 +77,7 @@ __global__ void __launch_bounds__((BM / TM) * BN)
             for (int p = 0; p < kBLoads; ++p)
                 b_ld[p] = sgemm::load_or_zero(B, ldb, k0 + b_row + p * (kThreads / BN), block_col + b_col, K, N);
         }
+        // [/doc:edge-tile-loads]
         // ---- registers -> shared memory: consecutive threads, consecutive words.
 #pragma unroll
         for (int p = 0; p < kALoads; ++p) As[a_row + p * (kThreads / BK)][a_col] = a_ld[p];
@@ -71,6 +85,7 @@ __global__ void __launch_bounds__((BM / TM) * BN)
         for (int p = 0; p < kBLoads; ++p) Bs[b_row + p * (kThreads / BN)][b_col] = b_ld[p];
         __syncthreads();
 
+        // [doc:inner-loop]
         // ---- compute: per k, 1 + TM shared loads for TM FMAs.
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
@@ -78,25 +93,31 @@ __global__ void __launch_bounds__((BM / TM) * BN)
 #pragma unroll
             for (int i = 0; i < TM; ++i) acc[i] += As[ty + i * kThreadsM][k] * b;
         }
+        // [/doc:inner-loop]
         __syncthreads();  // everyone is done with this tile before it is overwritten
     }
 
+    // [doc:epilogue]
     // ---- epilogue: C = alpha * acc + beta * C, unchecked in interior blocks.
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const int row = block_row + ty + i * kThreadsM;
         const int col = block_col + tx;
+        // [doc:epilogue-store]
         if (!kCheckEdges || interior)
             sgemm::store_c_unchecked(C, ldc, row, col, acc[i], alpha, beta);
         else
             sgemm::store_c(C, ldc, row, col, M, N, acc[i], alpha, beta);
+        // [/doc:epilogue-store]
     }
+    // [/doc:epilogue]
 }
 
 constexpr int kBM = 64, kBN = 64, kBK = 8, kTM = 8;  // 512 threads, 8 outputs each
 
 // kAlwaysCheck = true runs the checked kernel on every shape (tuning variant 104),
 // so that what edge handling costs stays measurable.
+// [doc:launch]
 template <bool kAlwaysCheck>
 void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
     const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
@@ -123,5 +144,7 @@ std::string describe(const sgemm::GemmArgs& args) {
 
 static const sgemm::Registration registration{{.number = 4, .name = "blocktiling_1d", .idea = "64x64x8 block tile, 8 outputs per thread down a column, B value cached in a register", .launch = launch<false>, .describe = describe<false>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
 #ifdef SGEMM_TUNING
+// [doc:checked-variant]
 static const sgemm::Registration registration_checked{{.number = 104, .name = "blocktiling_1d_checked", .idea = "step 04 always through its edge-checked kernel (the cost of edge handling)", .launch = launch<true>, .describe = describe<true>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
+// [/doc:checked-variant]
 #endif

@@ -15,10 +15,13 @@
 namespace {
 
 // kCheckEdges = false drops all edge handling (tuning variant 703).
+// [doc:template-params]
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
+// [/doc:template-params]
     sgemm_07_warptiling(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                         float beta, float* C, int ldc, bool vec_ok) {
+    // [doc:derived-sizes]
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
     constexpr int kThreads = (BM / WM) * kWarpsN * 32;
     constexpr int kSubM = WM / WMITER;  // one warp sub-tile: kSubM x kSubN
@@ -46,6 +49,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     const int tid = threadIdx.x;
     const int block_row = sgemm::tile_y() * BM;  // first row of this block's C tile
     const int block_col = blockIdx.x * BN;       // first column of this block's C tile
+    // [doc:ownership]
     // Warp w owns the warp tile at (warp_row, warp_col) of the block tile. In each
     // of its WMITER x WNITER sub-tiles, lane l owns rows lane_row + {0..kLaneTM-1}
     // and columns lane_col + {0..kLaneTN-1}: the lanes of a warp read adjacent
@@ -53,6 +57,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     const int warp = tid / 32, lane = tid % 32;
     const int warp_row = warp / kWarpsN * WM, warp_col = warp % kWarpsN * WN;
     const int lane_row = lane / kLanesN * kLaneTM, lane_col = lane % kLanesN * kLaneTN;
+    // [/doc:ownership]
     // Which float4 this thread copies into shared memory (pass p adds p * kThreads / (BK / 4) rows).
     const int a_row = tid / (BK / 4), a_col = tid % (BK / 4) * 4;
     const int b_row = tid / (BN / 4), b_col = tid % (BN / 4) * 4;
@@ -103,6 +108,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
             *reinterpret_cast<float4*>(&Bs[b_row + p * (kThreads / (BN / 4))][b_col]) = b_ld[p];
         __syncthreads();
 
+        // [doc:fragment-loads]
         // ---- compute: per k, (TM + TN) / 4 LDS.128, TM * TN FMAs (an outer product).
         // The loads walk the warp's sub-tiles: sub-tile wm supplies a_frag[wm * kLaneTM ...].
 #pragma unroll
@@ -110,15 +116,20 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
 #pragma unroll
             for (int i = 0; i < TM; i += 4) {
                 const float4 a = *reinterpret_cast<const float4*>(
+                    // [doc:a-fragment-read]
                     &As[k][warp_row + (i / kLaneTM) * kSubM + lane_row + i % kLaneTM]);
                 a_frag[i + 0] = a.x, a_frag[i + 1] = a.y, a_frag[i + 2] = a.z, a_frag[i + 3] = a.w;
+                // [/doc:a-fragment-read]
             }
 #pragma unroll
             for (int j = 0; j < TN; j += 4) {
                 const float4 b = *reinterpret_cast<const float4*>(
+                    // [doc:b-fragment-read]
                     &Bs[k][warp_col + (j / kLaneTN) * kSubN + lane_col + j % kLaneTN]);
                 b_frag[j + 0] = b.x, b_frag[j + 1] = b.y, b_frag[j + 2] = b.z, b_frag[j + 3] = b.w;
+                // [/doc:b-fragment-read]
             }
+            // [/doc:fragment-loads]
 #pragma unroll
             for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -127,6 +138,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
         __syncthreads();  // everyone is done with this tile before it is overwritten
     }
 
+    // [doc:epilogue]
     // ---- epilogue: C = alpha * acc + beta * C as float4s, unchecked in interior blocks.
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
@@ -141,11 +153,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                 sgemm::store_c4(C, ldc, row, col, M, N, out, alpha, beta, vec_ok);
         }
     }
+    // [/doc:epilogue]
 }
 
 // float4 access needs every row start of A, B and C 16-byte aligned; otherwise scalar loads and stores.
 bool is_vec_ok(const sgemm::GemmArgs& a) { return sgemm::all_rows_16b_aligned(a); }
 
+// [doc:launch]
 // Template arguments, in order: BM, BN, BK (block tile), WM, WN (warp tile), WMITER, WNITER
 // (sub-tiles per warp tile), TM, TN (thread tile), kCheckEdges.
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
@@ -165,10 +179,12 @@ std::string describe(const sgemm::GemmArgs& args) {
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 7, .name = "warptiling", .idea = "each warp owns a compact 32 x 64 warp tile of 2 x 2 sub-tiles: 96 floats of shared memory per warp and k instead of 144", .launch = launch<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .describe = describe<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>}};
+static const sgemm::Registration registration{{.number = 7, .name = "warptiling", .idea = "each warp owns a compact 32 x 64 warp tile of 2 x 2 sub-tiles: 96 floats of shared memory per warp and k instead of 144", .launch = launch<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .describe = describe<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>, .sass = {.required = {"LDS.128"}}}};
 #ifdef SGEMM_TUNING
+// [doc:variants]
 static const sgemm::Registration registration_w64x32{{.number = 700, .name = "warptiling_128x128x8_w64x32_t8x8", .idea = "step 07 with 64 x 32 warp tiles (lanes 8 x 4 per sub-tile)", .launch = launch<128, 128, 8, 64, 32, 2, 2, 8, 8, true>, .describe = describe<128, 128, 8, 64, 32, 2, 2, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>}};
 static const sgemm::Registration registration_w64x64{{.number = 701, .name = "warptiling_128x128x8_w64x64_t16x8", .idea = "step 07 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)", .launch = launch<128, 128, 8, 64, 64, 4, 2, 16, 8, true>, .describe = describe<128, 128, 8, 64, 64, 4, 2, 16, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>}};
 static const sgemm::Registration registration_128x256{{.number = 702, .name = "warptiling_128x256x8_w64x64_t16x8", .idea = "step 07 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8>}};
 static const sgemm::Registration registration_noedge{{.number = 703, .name = "warptiling_noedge", .idea = "step 07 without edge handling (M, N multiples of 128, K of 8; aligned)", .launch = launch<128, 128, 8, 32, 64, 2, 2, 8, 8, false>, .describe = describe<128, 128, 8, 32, 64, 2, 2, 8, 8, false>, .can_implement = sgemm::whole_aligned_tiles_only<128, 128, 8>}};
+// [/doc:variants]
 #endif

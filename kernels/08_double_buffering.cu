@@ -35,10 +35,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                   "one pass of the block copies whole rows of the A tile as float4s, and the passes cover it evenly");
     static_assert(BN % 4 == 0 && kThreads % (BN / 4) == 0 && BK % (kThreads / (BN / 4)) == 0,
                   "one pass of the block copies whole rows of the B tile as float4s, and the passes cover it evenly");
+    // [doc:bk-assert]
     static_assert(BK >= 2, "the fragment pipeline switches stages at k = BK - 1, after reading k = BK - 1");
+    // [/doc:bk-assert]
     constexpr int kALoads = BM * BK / (4 * kThreads);  // A float4s each thread copies per k-tile
     constexpr int kBLoads = BK * BN / (4 * kThreads);  // B float4s each thread copies per k-tile
 
+    // [doc:smem-stages]
     __shared__ alignas(16) float As[2][BK][BM + kPad];  // two stages; transposed: As[s][k][m] = A[m][k]
     __shared__ alignas(16) float Bs[2][BK][BN];
 
@@ -60,10 +63,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     const bool interior = vec_ok && block_row + BM <= M && block_col + BN <= N;
 
     float acc[TM][TN] = {};
+    // [doc:fragments]
     float a_frag[2][TM];  // double-buffered: the fragments of k + 1 load while those of k feed the FMAs
     float b_frag[2][TN];
     float4 a_ld[kALoads], b_ld[kBLoads];  // the next k-tile, on its way from global to shared memory
 
+    // [doc:load-tile-to-registers]
     // ---- global -> registers. One uniform branch per k-tile: full tiles load
     // float4s without predicates; edge tiles pad with zeros outside A and B.
     auto load_tile_to_registers = [&](int k0) {
@@ -88,6 +93,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                                                vec_ok);
         }
     };
+    // [/doc:load-tile-to-registers]
+    // [doc:store-tile-to-shared]
     // ---- registers -> shared memory. A is transposed on the way: four 4-byte
     // stores into four rows of As. B is copied as it is: one 16-byte store.
     auto store_tile_to_shared = [&](int stage) {
@@ -103,6 +110,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
         for (int p = 0; p < kBLoads; ++p)
             *reinterpret_cast<float4*>(&Bs[stage][b_row + p * (kThreads / (BN / 4))][b_col]) = b_ld[p];
     };
+    // [/doc:store-tile-to-shared]
+    // [doc:load-fragments]
     // ---- shared memory -> registers: the thread's fragments for one k, (TM + TN) / 4 LDS.128.
     // The loads walk the warp's sub-tiles: sub-tile wm supplies a_frag[buf][wm * kLaneTM ...].
     auto load_fragments = [&](int buf, int stage, int k) {
@@ -120,6 +129,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
         }
     };
 
+    // [doc:prologue]
     // ---- prologue: k-tile 0 into stage 0, the fragments of its k = 0 into registers.
     const int num_k_tiles = sgemm::ceil_div(K, BK);
     load_tile_to_registers(0);
@@ -127,15 +137,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     __syncthreads();
     load_fragments(0, 0, 0);
 
+    // [doc:mainloop]
     // ---- mainloop: compute k-tile kt from stage `read_stage` while k-tile kt + 1
     // travels global -> registers -> the other stage.
     int read_stage = 0;
     for (int kt = 0; kt < num_k_tiles; ++kt) {
         const bool has_next = kt + 1 < num_k_tiles;  // uniform across the block
+        // [doc:reload-last-tile]
         // The next k-tile's global loads are in flight during this k-tile's FMAs. The last
         // k-tile loads itself again instead of branching around the loads: the loop body
         // stays straight-line, which keeps ptxas within 128 registers (2 blocks per SM).
         load_tile_to_registers(has_next ? (kt + 1) * BK : kt * BK);
+        // [/doc:reload-last-tile]
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             if (k == BK - 1 && has_next) {
@@ -193,7 +206,8 @@ std::string describe(const sgemm::GemmArgs& args) {
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 8, .name = "double_buffering", .idea = "two shared-memory stages and double-buffered fragments: the next k-tile loads during this one's FMAs", .launch = launch<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .describe = describe<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>}};
+static const sgemm::Registration registration{{.number = 8, .name = "double_buffering", .idea = "two shared-memory stages and double-buffered fragments: the next k-tile loads during this one's FMAs", .launch = launch<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .describe = describe<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>, .sass = {.required = {"LDS.128"}}}};
+// [doc:variants]
 #ifdef SGEMM_TUNING
 static const sgemm::Registration registration_w64x64{{.number = 800, .name = "double_buffering_128x128x8_w64x64_t16x8", .idea = "step 08 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)", .launch = launch<128, 128, 8, 64, 64, 4, 2, 16, 8, true>, .describe = describe<128, 128, 8, 64, 64, 4, 2, 16, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>}};
 static const sgemm::Registration registration_128x256{{.number = 801, .name = "double_buffering_128x256x8_w64x64_t16x8", .idea = "step 08 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8>}};

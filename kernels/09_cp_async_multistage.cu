@@ -16,19 +16,23 @@
 
 namespace {
 
+// [doc:kpad]
 constexpr int kPad = 4;  // As row padding: conflict-free transposed copies, rows stay 16-byte aligned
 
+// [doc:smem-bytes]
 // Dynamic shared memory of one block: STAGES x (As[BK][BM + kPad] + Bs[BK][BN]) floats.
 constexpr int smem_bytes(int BM, int BN, int BK, int STAGES) {
     return STAGES * (BK * (BM + kPad) + BK * BN) * static_cast<int>(sizeof(float));
 }
 
+// [doc:template-params]
 // kCheckEdges = false drops all edge handling (tuning variants 909 and 913).
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
           bool kCheckEdges>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
     sgemm_09_cp_async_multistage(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                                  float beta, float* C, int ldc, bool vec_ok) {
+    // [/doc:template-params]
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
     constexpr int kThreads = (BM / WM) * kWarpsN * 32;
     constexpr int kSubM = WM / WMITER;  // one warp sub-tile: kSubM x kSubN
@@ -43,6 +47,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     static_assert(kLaneTM % 4 == 0 && kLaneTN % 4 == 0, "a lane's patches are read from shared memory as float4s");
     static_assert(kSubM % kLaneTM == 0 && kSubN % kLaneTN == 0 && (kSubM / kLaneTM) * kLanesN == 32,
                   "the 32 lanes of a warp cover one sub-tile exactly");
+    // [doc:static-asserts]
     static_assert(BK % 8 == 0 && BM % kARows == 0,
                   "A is copied in 8-float row pieces (one 32-byte sector per 8 lanes; with kPad = 4 their "
                   "transposed stores hit 32 different banks), and the passes cover the A tile evenly");
@@ -51,22 +56,21 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     static_assert(BK >= 2, "the fragment pipeline switches stages at k = BK - 1, after reading k = BK - 1");
     static_assert(STAGES >= 3, "STAGES - 1 >= 2 k-tiles in flight; with 2 stages step 08's register staging does as well");
     static_assert(GROUP_M >= 1, "GROUP_M tile-rows per rasterization group; 1 is plain row-major order");
+    // [/doc:static-asserts]
     constexpr int kBLoads = BK * BN / (4 * kThreads);  // B float4s each thread copies per k-tile
 
+    // [doc:dynamic-smem]
     extern __shared__ float4 smem[];  // smem_bytes(BM, BN, BK, STAGES), opted into in launch()
     auto As = reinterpret_cast<float (*)[BK][BM + kPad]>(smem);  // STAGES stages; transposed: As[s][k][m] = A[m][k]
     auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[STAGES][0][0]);
 
     const int tid = threadIdx.x;
+    // [doc:rasterization]
     // Threadblock rasterization: the 1D grid walks groups of GROUP_M tile-rows, column by
     // column inside a group, so the blocks resident at one time share A rows and B columns
     // in L2 (a square-ish patch of C instead of whole tile-rows). GROUP_M = 1: row-major order.
-    const int tiles_m = sgemm::ceil_div(M, BM), tiles_n = sgemm::ceil_div(N, BN);
-    const int group = blockIdx.x / (GROUP_M * tiles_n);
-    const int group_rows = min(GROUP_M, tiles_m - group * GROUP_M);  // the last group may be shorter
-    const int in_group = blockIdx.x % (GROUP_M * tiles_n);
-    const int block_row = (group * GROUP_M + in_group % group_rows) * BM;  // first row of this block's C tile
-    const int block_col = in_group / group_rows * BN;                     // first column of this block's C tile
+    const auto [block_row, block_col] = sgemm::rasterized_tile<BM, BN, GROUP_M>(M, N, blockIdx.x);  // C tile's origin
+    // [/doc:rasterization]
     // Warp w owns the warp tile at (warp_row, warp_col) of the block tile. In each
     // of its WMITER x WNITER sub-tiles, lane l owns rows lane_row + {0..kLaneTM-1}
     // and columns lane_col + {0..kLaneTN-1}: the lanes of a warp read adjacent
@@ -74,11 +78,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     const int warp = tid / 32, lane = tid % 32;
     const int warp_row = warp / kWarpsN * WM, warp_col = warp % kWarpsN * WN;
     const int lane_row = lane / kLanesN * kLaneTM, lane_col = lane % kLanesN * kLaneTN;
+    // [doc:copy-mapping]
     // What this thread copies into shared memory: the floats (a_row + p * kARows, a_col + 8 * q) of
     // the A tile, one by one, and the float4s (b_row + p * kThreads / (BN / 4), b_col .. b_col + 3) of the B tile.
     const int a_row = tid / 8, a_col = tid % 8;
     const int b_row = tid / (BN / 4), b_col = tid % (BN / 4) * 4;
 
+    // [doc:interior]
     // Uniform per block: interior blocks of 16-byte-aligned matrices never test an index against M or N.
     const bool interior = vec_ok && block_row + BM <= M && block_col + BN <= N;
 
@@ -86,11 +92,15 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     float a_frag[2][TM];  // double-buffered: the fragments of k + 1 load while those of k feed the FMAs
     float b_frag[2][TN];
 
+    // [doc:load-tile-async]
     // ---- global -> shared memory, asynchronously (cp.async: LDGSTS). One uniform branch per
     // k-tile: full tiles copy without predicates; edge tiles copy 0 source bytes (zero-fill)
     // outside A and B, and B rows that are not 16-byte aligned in 4-byte pieces.
     auto load_tile_async = [&](int stage, int k0) {
+        // [doc:full]
         const bool full = !kCheckEdges || (interior && k0 + BK <= K);
+        // [/doc:full]
+        // [doc:full-tile-copies]
         if (full) {
             // One 64-bit base per operand and k-tile; the copies add row offsets (multiples of K, N) to it.
             const float* a_src = &A[static_cast<size_t>(block_row + a_row) * lda + k0 + a_col];
@@ -105,6 +115,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
             for (int p = 0; p < kBLoads; ++p)
                 sgemm::cp_async16(&Bs[stage][b_row + p * (kThreads / (BN / 4))][b_col],
                                   b_src + static_cast<size_t>(p * (kThreads / (BN / 4))) * ldb, 16);
+        // [/doc:full-tile-copies]
+        // [doc:edge-tile-copies]
         } else {
 #pragma unroll
             for (int p = 0; p < BM / kARows; ++p)
@@ -131,7 +143,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                 }
             }
         }
+        // [/doc:edge-tile-copies]
     };
+    // [/doc:load-tile-async]
     // ---- shared memory -> registers: the thread's fragments for one k, (TM + TN) / 4 LDS.128.
     // The loads walk the warp's sub-tiles: sub-tile wm supplies a_frag[buf][wm * kLaneTM ...].
     auto load_fragments = [&](int buf, int stage, int k) {
@@ -149,6 +163,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
         }
     };
 
+    // [doc:prologue]
     // ---- prologue: start k-tiles 0 .. STAGES - 2, one commit group each (committed even when
     // empty, so that group g always belongs to k-tile g and the wait counts below hold for any K).
     const int num_k_tiles = sgemm::ceil_div(K, BK);
@@ -161,18 +176,22 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     __syncthreads();                     // ... for every thread's copies
     load_fragments(0, 0, 0);
 
+    // [doc:mainloop]
     // ---- mainloop: compute k-tile kt from stage `read_stage` while k-tiles kt + 1 ..
     // kt + STAGES - 1 are in flight.
     int read_stage = 0, write_stage = STAGES - 1;
     for (int kt = 0; kt < num_k_tiles; ++kt) {
         const bool has_next = kt + 1 < num_k_tiles;  // uniform across the block
+        // [doc:refill]
         // Refill the stage computed on during k-tile kt - 1 (every thread has passed the barrier
         // behind its last read) with k-tile kt + STAGES - 1. Group kt + STAGES - 1, maybe empty.
         if (kt + STAGES - 1 < num_k_tiles) load_tile_async(write_stage, (kt + STAGES - 1) * BK);
         sgemm::cp_async_commit();
         write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+        // [/doc:refill]
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
+            // [doc:stage-switch]
             if (k == BK - 1 && has_next) {
                 // Every fragment of this stage has been read (the last, k = BK - 1, one step ago).
                 // kt + STAGES groups are committed; waiting until at most STAGES - 2 are pending
@@ -182,6 +201,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                 __syncthreads();
                 read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
             }
+            // [/doc:stage-switch]
             // Fragments of k + 1 (of the next k-tile's k = 0 at the end) while the FMAs of k run.
             load_fragments((k + 1) % 2, read_stage, (k + 1) % BK);
 #pragma unroll
@@ -207,6 +227,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     }
 }
 
+// [doc:vec-ok]
 // float4 copies need B's and C's row starts 16-byte aligned (A is copied one float at a
 // time anyway), and N a multiple of 4: an edge tile copies a row's last float4 of B whole, which
 // must not run past column N into the padding of a strided view. Otherwise 4-byte copies and
@@ -223,11 +244,10 @@ void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t strea
     const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
     auto* kernel = sgemm_09_cp_async_multistage<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M,
                                                 kCheckEdges>;
+    // [doc:smem-opt-in]
     constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
-    // More than 48 KB of dynamic shared memory needs an explicit opt-in, once per kernel.
-    static const cudaError_t opt_in =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    sgemm::check(opt_in);
+    sgemm::allow_dynamic_smem(kernel, smem);  // more than 48 KB needs an opt-in per kernel and device
+    // [/doc:smem-opt-in]
     const bool vec_ok = is_vec_ok(args);
     const dim3 block((BM / WM) * (BN / WN) * 32);
     const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel
@@ -243,8 +263,11 @@ std::string describe(const sgemm::GemmArgs& args) {
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 9, .name = "cp_async_multistage", .idea = "cp.async copies into a 5-stage shared-memory pipeline; 128 x 256 tile, 64 x 64 warp tiles, L2 rasterization", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
+// [doc:registration]
+static const sgemm::Registration registration{{.number = 9, .name = "cp_async_multistage", .idea = "cp.async copies into a 5-stage shared-memory pipeline; 128 x 256 tile, 64 x 64 warp tiles, L2 rasterization", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}, .sass = {.required = {"LDS.128", "LDGSTS"}}}};
+// [/doc:registration]
 #ifdef SGEMM_TUNING
+// [doc:variants]
 static const sgemm::Registration registration_s3{{.number = 900, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s3", .idea = "step 09 with 3 stages (37 KB of shared memory)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
 static const sgemm::Registration registration_s4{{.number = 901, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4", .idea = "step 09 with 4 stages (50 KB of shared memory)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
 static const sgemm::Registration registration_noswizzle{{.number = 902, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_noswizzle", .idea = "step 09 without rasterization: row-major block order (GROUP_M = 1)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
@@ -259,4 +282,5 @@ static const sgemm::Registration registration_s6{{.number = 910, .name = "cp_asy
 static const sgemm::Registration registration_s8{{.number = 911, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s8", .idea = "step 09 with 8 stages (99 KB of shared memory)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
 static const sgemm::Registration registration_s5_noswizzle{{.number = 912, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s5_noswizzle", .idea = "step 09 with 5 stages, no rasterization", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
 static const sgemm::Registration registration_s5_noedge{{.number = 913, .name = "cp_async_multistage_s5_noedge", .idea = "step 09 with 5 stages, without edge handling", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>, .can_implement = sgemm::whole_aligned_tiles_only<128, 256, 8>, .requirements = {.min_cc = 80}}};
+// [/doc:variants]
 #endif

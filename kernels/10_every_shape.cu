@@ -38,6 +38,7 @@ int registers_of(const void* kernel) {
     return attributes.numRegs;
 }
 
+// [doc:tile-kernel]
 // The tile kernel of configuration I, instantiated from the planner's kTileShapes[I].
 template <int I>
 struct TileKernel {
@@ -47,21 +48,25 @@ struct TileKernel {
                                                              c.tn, c.stages, c.group_m, kBVec, kSplit>;
     static constexpr auto kernels = {kernel<true, false>, kernel<false, false>, kernel<true, true>,
                                      kernel<false, true>};
+    // [doc:tile-launch]
     static void launch(const TileParams& p, int blocks, cudaStream_t stream) {
         const auto k = p.sk_tiles > 0 ? (p.b_vec ? kernel<true, true> : kernel<false, true>)
                                       : (p.b_vec ? kernel<true, false> : kernel<false, false>);
         sgemm::launch_checked(k, dim3(blocks), dim3(c.threads()), c.smem(), stream, p);
     }
+    // [/doc:tile-launch]
+    // [doc:prepare]
     // Once per device: more than 48 KB of dynamic shared memory needs an explicit opt-in; the
     // registers per thread feed the occupancy model (the larger of the two copy paths').
     static int prepare() {
         int regs = 0;
         for (auto kernel : kernels) {
-            sgemm::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, c.smem()));
+            sgemm::allow_dynamic_smem(kernel, c.smem());
             regs = std::max(regs, registers_of(reinterpret_cast<const void*>(kernel)));
         }
         return regs;
     }
+    // [/doc:prepare]
 };
 
 struct TileLaunch {
@@ -88,18 +93,13 @@ SkinnyKernel skinny_kernel_for(int rows, int vec) {
     }
 }
 
+// [doc:current-device]
 // The model of the GPU this process runs on: cudaDeviceGetAttribute, once per device. The
 // calibration is the one measured on a GPU of this name (calibration.h; the H200's for a GPU not
-// measured yet), or the file SGEMM_STEP10_CALIBRATION names (written by scripts/calibrate_step10).
+// measured yet), or the file SGEMM_STEP10_CALIBRATION names (written by scripts/calibrate_planner).
 const DeviceModel& current_device() {
-    constexpr int kMaxDevices = 64;
-    static std::array<DeviceModel, kMaxDevices> models;
-    static std::array<std::once_flag, kMaxDevices> once;
-    int device = 0;
-    sgemm::check(cudaGetDevice(&device));
-    if (device >= kMaxDevices) throw std::runtime_error("10_every_shape: device ordinal above 63");
-    std::call_once(once[device], [device] {
-        DeviceModel& d = models[device];
+    return sgemm::per_device<DeviceModel>([](int device) {
+        DeviceModel d;
         auto attribute = [device](cudaDeviceAttr attr) {
             int value = 0;
             sgemm::check(cudaDeviceGetAttribute(&value, attr, device));
@@ -121,7 +121,7 @@ const DeviceModel& current_device() {
         for (int r : kSkinnyRows)
             for (int vec : {4, 1}) {
                 const void* kernel = reinterpret_cast<const void*>(skinny_kernel_for(r, vec));
-                sgemm::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, skinny_smem(r)));
+                sgemm::allow_dynamic_smem(kernel, skinny_smem(r));
                 int& regs = d.skinny_regs[skinny_row_index(r)];
                 regs = std::max(vec == 4 ? 0 : regs, registers_of(kernel));
             }
@@ -132,8 +132,8 @@ const DeviceModel& current_device() {
             sgemm::check(cudaGetDeviceProperties(&prop, device));
             d.cal = parse_calibration(calibration_for(prop.name));
         }
+        return d;
     });
-    return models[device];
 }
 
 Shape shape_of(const sgemm::GemmArgs& a) {
@@ -187,7 +187,7 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
     p.A = a.A, p.lda = a.lda, p.B = a.B, p.ldb = a.ldb, p.C = a.C, p.ldc = a.ldc;
     if (plan.pack_b) {  // B, copied into the workspace with 16-byte aligned rows
         float* packed = static_cast<float*>(workspace);
-        const int ldp = packed_ld(a.N);
+        const int ldp = static_cast<int>(sgemm::round_up4(a.N));  // N <= 2^31 - 4 where B is packed
         const long long n = static_cast<long long>(a.K) * ldp;
         const dim3 grid(static_cast<unsigned>(std::min<long long>((n + 255) / 256, 8 * 1024)));
         sgemm::launch_checked(sgemm_10_every_shape_pack_b, grid, dim3(256), 0, stream, a.K, a.N, a.B, a.ldb, packed,
@@ -207,6 +207,7 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
     }
 }
 
+// [doc:plan-cache]
 // The plans depend on the shape, on whether B's and C's rows are 16-byte aligned, on beta == 0 and
 // on the device. Evaluating the model takes tens of microseconds of CPU time, as long as a small GEMM runs,
 // so they are computed once per such key (the list of candidates and the pick).
@@ -243,6 +244,7 @@ auto with_cached_plans(const sgemm::GemmArgs& a, F&& f) {
     }
     return f(it->second);  // under the lock: another thread may clear the cache
 }
+// [/doc:plan-cache]
 Plan cached_pick(const sgemm::GemmArgs& a) {
     return with_cached_plans(a, [](const Plans& p) { return p.pick; });
 }
@@ -285,4 +287,4 @@ void launch_candidate(const sgemm::GemmArgs& args, int id, void* workspace, cuda
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 10, .name = "every_shape", .idea = "step 09's mainloop as a family of tiles, deterministic split-K, and streaming kernels for small K and skinny M, picked per shape by a model of the GPU it runs on", .launch = launch, .describe = describe, .can_implement = can_implement, .workspace_bytes = workspace_bytes, .requirements = {.min_cc = 80}, .candidates = candidates, .launch_candidate = launch_candidate}};
+static const sgemm::Registration registration{{.number = 10, .name = "every_shape", .idea = "step 09's mainloop as a family of tiles, deterministic split-K, and streaming kernels for small K and skinny M, picked per shape by a model of the GPU it runs on", .launch = launch, .describe = describe, .can_implement = can_implement, .workspace_bytes = workspace_bytes, .requirements = {.min_cc = 80}, .candidates = candidates, .launch_candidate = launch_candidate, .sass = {.functions = "sgemm_10_every_shape_tile", .required = {"LDS.128", "LDGSTS"}}}};

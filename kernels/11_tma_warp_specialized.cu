@@ -17,14 +17,17 @@
 
 namespace {
 
+// [doc:smem-bytes]
 // Dynamic shared memory of one block: STAGES x (As[BK][BM] + Bs[BK][BN]) floats, then the
 // STAGES "full" and STAGES "empty" mbarriers (8 bytes each).
 constexpr int smem_bytes(int BM, int BN, int BK, int STAGES) {
     return STAGES * (BK * (BM + BN)) * static_cast<int>(sizeof(float)) + 2 * STAGES * 8;
 }
 
+// [doc:block-threads]
 template <int BM, int BN, int WM, int WN>
 constexpr int kConsumerThreads = (BM / WM) * (BN / WN) * 32;
+// [doc:register-split]
 // The producer is a whole warpgroup (setmaxnreg works per warpgroup); one of its threads copies.
 constexpr int kProducerThreads = 128;
 // Registers per thread after setmaxnreg. The register file of each of the 4 SM sub-partitions
@@ -32,6 +35,7 @@ constexpr int kProducerThreads = 128;
 // At launch every thread gets 65536 / 384 = 168 (rounded down to 8), too few for 128 accumulators.
 constexpr unsigned kProducerRegs = 40, kConsumerRegs = 232;
 
+// [doc:tma-boxes]
 // The two TMA boxes of a k-tile, for the tensor maps (host) and the bytes announced per stage (device).
 template <int BM, int BN, int BK>
 struct Boxes {
@@ -41,11 +45,14 @@ struct Boxes {
 
 // Template arguments as step 09's (block tile, warp tile, sub-tiles, thread tile, STAGES, GROUP_M).
 // The block is the consumer warps plus one producer warp.
+// [doc:grid-constant-params]
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
 __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerThreads, 1)
+// [/doc:block-threads]
     sgemm_11_tma_warp_specialized(int M, int N, int K, float alpha, float beta, float* C, int ldc, bool c_vec_ok,
                                   const __grid_constant__ CUtensorMap a_t_map,  // A^T: K rows of M floats
                                   const __grid_constant__ CUtensorMap b_map) {  // B: K rows of N floats
+    // [/doc:grid-constant-params]
     constexpr int kWarpsN = BN / WN;  // the consumer warps form a (BM / WM) x kWarpsN grid
     constexpr int kConsumers = kConsumerThreads<BM, BN, WM, WN>;
     constexpr int kSubM = WM / WMITER;  // one warp sub-tile: kSubM x kSubN
@@ -60,14 +67,17 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
     static_assert(kLaneTM % 4 == 0 && kLaneTN % 4 == 0, "a lane's patches are read from shared memory as float4s");
     static_assert(kSubM % kLaneTM == 0 && kSubN % kLaneTN == 0 && (kSubM / kLaneTM) * kLanesN == 32,
                   "the 32 lanes of a warp cover one sub-tile exactly");
+    // [doc:tma-asserts]
     static_assert(BM <= 256 && BN <= 256 && BK <= 256, "a TMA box is at most 256 elements along each dimension");
     static_assert((BM * sizeof(float)) % 128 == 0 && (BN * sizeof(float)) % 128 == 0,
                   "every stage of As and Bs starts 128-byte aligned, as TMA's destination must");
+    // [/doc:tma-asserts]
     static_assert(BK >= 2, "the fragment pipeline switches stages at k = BK - 1, after reading k = BK - 1");
     static_assert(STAGES >= 2, "at least one k-tile in flight while one is computed");
     static_assert(GROUP_M >= 1, "GROUP_M tile-rows per rasterization group; 1 is plain row-major order");
     static_assert(kConsumers == 256, "the register split (kConsumerRegs) assumes 2 consumer warpgroups");
 
+    // [doc:smem-layout]
     extern __shared__ __align__(1024) float4 smem[];  // smem_bytes(BM, BN, BK, STAGES), opted into in launch()
     auto As = reinterpret_cast<float (*)[BK][BM]>(smem);  // STAGES stages; As[s][k][m] = A[m][k] (from A^T)
     auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[STAGES][0][0]);
@@ -76,13 +86,16 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
 
     const int tid = threadIdx.x;
     const int warp = tid / 32, lane = tid % 32;
+    // [doc:tile-origin]
     // The tile of this block (step 09's rasterization), computed by each role after its setmaxnreg:
     // a value live across setmaxnreg would be spilled.
     auto tile_origin = [&] { return sgemm::rasterized_tile<BM, BN, GROUP_M>(M, N, blockIdx.x); };
 
+    // [doc:barrier-init]
     if (tid == 0) sgemm::init_stage_barriers(full, empty, STAGES, kConsumers);  // empty: every consumer thread arrives
     __syncthreads();  // the only block-wide barrier: the mbarriers exist before anyone uses them
 
+    // [doc:producer]
     if (warp >= kConsumers / 32) {
         // ---- producer warpgroup: it hands most of its registers to the consumers, and one
         // thread issues every copy. Round r of stage s (k-tile r * STAGES + s)
@@ -138,6 +151,7 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
         const bool has_next = kt + 1 < num_k_tiles;  // uniform across the block
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
+            // [doc:stage-switch]
             if (k == BK - 1 && has_next) {
                 // Every fragment of this stage has been read (the last, k = BK - 1, one step ago):
                 // hand the stage back to the producer (release: the reads come first), then wait
@@ -146,6 +160,7 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
                 if (++read_stage == STAGES) read_stage = 0, phase ^= 1;
                 sgemm::mbarrier_wait(&full[read_stage], phase);
             }
+            // [/doc:stage-switch]
             load_fragments((k + 1) % 2, read_stage, (k + 1) % BK);
 #pragma unroll
             for (int i = 0; i < TM; ++i)
@@ -154,6 +169,7 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
         }
     }
 
+    // [doc:epilogue]
     // ---- epilogue: step 09's, C = alpha * acc + beta * C as float4s, unchecked in interior blocks.
     const bool interior = c_vec_ok && block_row + BM <= M && block_col + BN <= N;
 #pragma unroll
@@ -171,6 +187,7 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
     }
 }
 
+// [doc:stage-kernel]
 // Operand staging before the GEMM: dst = src (kTranspose = false) or dst = src^T, src rows x cols
 // with leading dimension ld_src, dst with ld_dst (a multiple of 4: TMA's 16-byte row pitch).
 template <bool kTranspose>
@@ -186,6 +203,7 @@ __global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows)
 using sgemm::align256;
 using sgemm::round_up4;
 
+// [doc:b-copy]
 // B goes to TMA as it is when its rows start 16-byte aligned; otherwise it is first copied
 // into the workspace with a 16-byte row pitch.
 bool b_needs_copy(const sgemm::GemmArgs& a) { return !sgemm::rows_are_16b_aligned(a.B, a.ldb); }
@@ -195,6 +213,7 @@ std::size_t a_t_bytes(const sgemm::GemmArgs& a) { return align256(a.K * round_up
 std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
     return a_t_bytes(a) + (b_needs_copy(a) ? align256(a.K * round_up4(a.N) * sizeof(float)) : 0);
 }
+// [/doc:b-copy]
 
 void stage_operand(bool transpose, int rows, int cols, const float* src, int ld_src, float* dst, int ld_dst,
                    cudaStream_t stream) {
@@ -203,13 +222,13 @@ void stage_operand(bool transpose, int rows, int cols, const float* src, int ld_
                           rows, cols, src, ld_src, dst, ld_dst);
 }
 
+// [doc:launch]
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
 void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
     const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
     auto* kernel = sgemm_11_tma_warp_specialized<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M>;
     constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
-    static const cudaError_t opt_in = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    sgemm::check(opt_in);
+    sgemm::allow_dynamic_smem(kernel, smem);
 
     auto* a_t = static_cast<float*>(workspace);
     const long long ld_a_t = round_up4(M);
@@ -222,14 +241,17 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
         stage_operand(false, K, N, B, ldb, b_copy, static_cast<int>(ld_b), stream);
         b = b_copy;
     }
+    // [doc:tensor-maps]
     using Box = Boxes<BM, BN, BK>;
     const CUtensorMap a_t_map = sgemm::make_tensor_map_2d(a_t, K, M, ld_a_t, Box::a_t, CU_TENSOR_MAP_SWIZZLE_NONE);
     const CUtensorMap b_map = sgemm::make_tensor_map_2d(b, K, N, ld_b, Box::b, CU_TENSOR_MAP_SWIZZLE_NONE);
+    // [/doc:tensor-maps]
     const bool c_vec_ok = sgemm::rows_are_16b_aligned(C, ldc) && N % 4 == 0;
     const dim3 block(kConsumerThreads<BM, BN, WM, WN> + kProducerThreads);
     const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel
     sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec_ok, a_t_map, b_map);
 }
+// [/doc:launch]
 
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
 std::string describe(const sgemm::GemmArgs& args) {
@@ -248,4 +270,5 @@ std::string can_implement(const sgemm::GemmArgs& a) {
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 11, .name = "tma_warp_specialized", .idea = "a producer warp feeds a 6-stage ring with TMA, mbarriers replace __syncthreads; step 09's FFMA loop on A^T", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8>, .can_implement = can_implement<128, 256, 8>, .workspace_bytes = workspace_bytes, .requirements = {.min_cc = 90, .needs_sm90a = true}}};
+// [doc:registration]
+static const sgemm::Registration registration{{.number = 11, .name = "tma_warp_specialized", .idea = "a producer warp feeds a 6-stage ring with TMA, mbarriers replace __syncthreads; step 09's FFMA loop on A^T", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8>, .can_implement = can_implement<128, 256, 8>, .workspace_bytes = workspace_bytes, .requirements = {.min_cc = 90, .needs_sm90a = true}, .gemm_function = "sgemm_11_tma_warp_specialized", .sass = {.required = {"UTMALDG", "SYNCS"}, .absent = {"LDGSTS"}}}};

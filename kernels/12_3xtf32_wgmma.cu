@@ -58,6 +58,7 @@ constexpr int kProducerThreads = 128;  // one warpgroup; one of its threads issu
 // As in step 11: the 4 sub-partitions each hold 2 consumer warps and 1 producer warp.
 constexpr unsigned kProducerRegs = 40, kConsumerRegs = 232;
 
+// [doc:smem-descriptor]
 // The shared-memory matrix descriptor of a K-major, 64-byte-swizzled tile whose first row starts
 // at `tile` (512-byte aligned, or advanced by a multiple of 32 bytes along K inside the row):
 // start address, stride between 8-row core-matrix groups (8 x 64 bytes), swizzle mode 2 (64B).
@@ -68,6 +69,7 @@ __device__ __forceinline__ std::uint64_t smem_descriptor(const float* tile) {
            (std::uint64_t{2} << 62);
 }
 
+// [doc:to-tf32]
 // ---- the split: big = tf32(x), small = tf32(x - big), both stored as floats whose low 13
 // significand bits are zero. x - big is exact in FP32 (big is x rounded to 11 bits).
 // kRound rounds to nearest (cvt.rna); kTruncate drops the bits (the experiment that shows what
@@ -86,6 +88,7 @@ __device__ __forceinline__ float to_tf32(float x) {
     }
 }
 
+// [doc:exact-scaling]
 // ---- exact power-of-two scaling. The scan records, per row of A and per column of B, the bits of
 // the largest finite magnitude (non-negative floats order like their bits; NaN is skipped, Inf
 // kept). Its exponent e is the scale: x * 2^-e puts the row's largest element in [1, 2), so every
@@ -98,6 +101,7 @@ __device__ __forceinline__ int scale_exponent(const unsigned* max_bits, int i) {
     if (bits >= 0x00800000u) return static_cast<int>(bits >> 23) - 127;  // normal: the exponent field
     return -118 - __clz(static_cast<int>(bits));  // subnormal: bits x 2^-149, top bit at 31 - clz
 }
+// [doc:band]
 // Elements whose magnitudes lie in [kBandBottom, kBandTop) (or are 0) need no scaling: the products of two
 // such elements lie in [2^-104, 2^126), so the small halves' products (2^-22 of them) stay normal
 // and no product or short sum overflows. Real data lie there; the scan and the scaled split run
@@ -115,6 +119,7 @@ __device__ __forceinline__ float mul_pow2(float x, int e) {
     const int e2 = max(-126, min(127, e - e1));
     return x * __int_as_float((e2 + 127) << 23) * __int_as_float((e1 + 127) << 23);
 }
+// [/doc:exact-scaling]
 
 // Template arguments: BM x BN x BK block tile, STAGES, GROUP_M (rasterization as in step 09),
 // kProducts: 3 (3xTF32) or 1 (TF32 only: the experiment that shows why three), kPromote: k-tiles
@@ -176,6 +181,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     auto is_scaled = [&] { return partials == nullptr && *flag != 0; };
     __syncthreads();
 
+    // [doc:producer]
     if (warp >= kConsumers / 32) {
         // ---- producer warpgroup: step 11's, with two (four) boxes per k-tile.
         sgemm::setmaxnreg_dec<kProducerRegs>();
@@ -225,8 +231,10 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     constexpr int kChunk = kPromote > 0 ? kPromote : 1;  // k-tiles per partial sum
 
     int pending = -1;  // a stage whose wgmma may still be reading it: released one k-tile later
+    // [doc:consumer]
     for (int kt = 0, s = 0, phase = 0; kt < num_k_tiles; ++kt) {  // k-tiles counted from the split's first
         sgemm::mbarrier_wait(&full[s], phase);
+        // [doc:split-a-in-smem]
         if constexpr (kSplitA) {
             // Split this warpgroup's 64 rows of A in place: big overwrites x, small goes to the
             // A_small tile at the same offset (both tiles carry the same swizzle, so an offset is
@@ -246,6 +254,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
             sgemm::fence_proxy_async_shared();                // st.shared -> visible to wgmma
             sgemm::named_barrier_sync(1 + wg, 128);          // ... from all 4 warps of the warpgroup
         }
+        // [/doc:split-a-in-smem]
         sgemm::wgmma_fence();
         // The first product of a chunk overwrites `part` (scale-d = 0) instead of adding to it.
         int accumulate = kPromote == 0 || kt % kChunk != 0;
@@ -256,6 +265,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
             const std::uint64_t b_big = smem_descriptor(b_tile(s, 0) + kk);
             float (&d)[kRegs] = kPromote == 0 ? acc : part;
             if constexpr (kProducts == 3) {
+                // [doc:products]
                 // The two correction terms first: they are ~2^-11 of big*big, and adding them to
                 // the accumulator before big*big keeps more of their bits.
                 const std::uint64_t a_small = smem_descriptor(a_tile(s, 1) + wg * kWgM * BK + kk);
@@ -265,9 +275,11 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
                 accumulate = 1;
             }
             sgemm::wgmma_m64n128k8_tf32(d, a_big, b_big, accumulate);
+            // [/doc:products]
             accumulate = 1;
         }
         sgemm::wgmma_commit_group();
+        // [doc:promotion]
         if (kPromote != 0 && (kt % kChunk == kChunk - 1 || kt == num_k_tiles - 1)) {
             // The chunk is complete: wait for it (its stages are then read, too) and add it up.
             sgemm::wgmma_wait_group<0>();
@@ -283,10 +295,13 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
             if (pending >= 0) sgemm::mbarrier_arrive(&empty[pending]);
             pending = s;
         }
+        // [/doc:promotion]
         if (++s == STAGES) s = 0, phase ^= 1;
     }
+    // [/doc:consumer]
     sgemm::wgmma_wait_group<0>();
 
+    // [doc:epilogue]
     // ---- epilogue: thread t of the warpgroup holds rows r and r + 8, r = 16 (t / 32) + (t % 32) / 4,
     // columns 8 j + 2 (t % 4) + {0, 1} for j = 0 .. 15 (wgmma's accumulator layout).
     const int t = tid % 128;
@@ -339,6 +354,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     }
 }
 
+// [doc:split]
 // src rows x cols (ld_src) -> big, small: the same (kTranspose = false) or transposed, pitch ld_dst
 // (a multiple of 4: TMA's 16-byte row pitch). small == nullptr: big only. Two passes use it:
 // - first, unscaled (kScaled = false), setting *flag when a finite nonzero element lies outside
@@ -376,6 +392,7 @@ __global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows, 6)
     if (kScaled && below) atomicOr(flag + 1, 1u);
 }
 
+// [doc:scan]
 // ---- the scan: the largest finite magnitude of every row of A and every column of B, as bits
 // (atomicMax on the bits of non-negative floats; the maxima start at 0). One warp per work item,
 // its loads all independent (one memory latency per item, not one per load; indices past the end
@@ -436,7 +453,9 @@ __global__ void __launch_bounds__(kScanThreads)
         }
     }
 }
+// [/doc:scan]
 
+// [doc:small-k]
 // ---- K below kMinTensorK: plain FP32. Per product, the split keeps x to within ~2^-22 |x|, so
 // the three products and the dropped small*small term can be off by up to 3 * 2^-22 |a b| = 12 u
 // |a b|; the FP32 bound allows (K + 2) u per element of |A||B|. With a factor of 2 left for the
@@ -493,7 +512,9 @@ __global__ void __launch_bounds__(kSmallThreads)
     for (int i = 0; i < kRowsPerThread; ++i)
         sgemm::store_c4(C, ldc, r0 + 8 * i, c, rows, cols, acc[i], alpha, beta, c_vec_ok);
 }
+// [/doc:small-k]
 
+// [doc:reduction]
 // ---- split-K's reduction: each element adds its splits' partial sums in split order (the same
 // bits on every run), undoes the scaling and applies alpha and beta.
 __global__ void __launch_bounds__(256)
@@ -519,6 +540,7 @@ using sgemm::round_up4;
 
 constexpr int kMinKTilesPerSplit = 8;  // a split's pipeline must run long enough to pay for its fill
 
+// [doc:plan]
 // What launch() runs on a shape: FFMA for small K, else the tensor-core GEMM, with K split over
 // `splits` blocks per tile when the tiles alone would leave SMs idle.
 struct Plan {
@@ -547,6 +569,7 @@ Plan plan(const sgemm::GemmArgs& a) {
     const int per_split = sgemm::ceil_div(k_tiles, splits);
     return {.small_k = false, .splits = sgemm::ceil_div(k_tiles, per_split), .k_tiles_per_split = per_split, .sms = sms};
 }
+// [/doc:plan]
 
 std::size_t part_bytes(const sgemm::GemmArgs& a, int rows) {  // rows of K floats padded to 4
     return align256(static_cast<std::size_t>(rows) * round_up4(a.K) * sizeof(float));
@@ -617,8 +640,7 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
     if (p.small_k) return launch_small_k(args, stream);
     auto* kernel = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, kSplitA>;
     constexpr int smem = smem_bytes(BM, BN, BK, STAGES, kProducts);
-    static const cudaError_t opt_in = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    sgemm::check(opt_in);
+    sgemm::allow_dynamic_smem(kernel, smem);
 
     const Workspace w = carve<kProducts, kSplitA>(args, p.splits, reinterpret_cast<std::uintptr_t>(workspace));
     const auto& [b_big, b_small, a_big, a_small, partials, row_max, col_max, flag, bytes, maxima_bytes] = w;
@@ -626,6 +648,7 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
     sgemm::check(cudaMemsetAsync(row_max, 0, maxima_bytes, stream));  // maxima and flag
     const unsigned* a_scale = row_max;
 
+    // [doc:launch-sequence]
     // Split unscaled, flagging elements outside the band; then, only if one was, scan for the
     // maxima and split again, scaled (otherwise these three launches return at once).
     constexpr Tf32 kModeA = kSplitA ? Tf32::kCopy : kMode;  // kCopy: scale (if so), no split
@@ -643,11 +666,13 @@ void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
     split<false, kModeA, true>(M, K, A, lda, row_max, flag, a_big, a_small, ld, stream);
 
     using Box = Boxes<BM, BN, BK>;
+    // [doc:maps]
     auto map = [&](const float* ptr, int rows, long long pitch, sgemm::TmaBox box) {
         return sgemm::make_tensor_map_2d(ptr ? ptr : b_big, rows, K, ptr ? pitch : ld, box, CU_TENSOR_MAP_SWIZZLE_64B);
     };
     const CUtensorMap a_big_map = map(a_big, M, ld, Box::a), a_small_map = map(a_small, M, ld, Box::a);
     const CUtensorMap b_big_map = map(b_big, N, ld, Box::b), b_small_map = map(b_small, N, ld, Box::b);
+    // [/doc:maps]
     const bool c_vec2_ok = reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && ldc % 2 == 0;
     const dim3 block((BM / kWgM) * 128 + kProducerThreads);
     const dim3 grid(sgemm::tile_count(M, N, BM, BN) * p.splits);  // 1-D: rasterized in the kernel
@@ -693,7 +718,7 @@ std::string can_implement(const sgemm::GemmArgs& a) {
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 12, .name = "3xtf32_wgmma", .idea = "FP32 from TF32 tensor cores: operands split into big + small, 3 wgmma products per k-step, fed by step 11's TMA producer", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration{{.number = 12, .name = "3xtf32_wgmma", .idea = "FP32 from TF32 tensor cores: operands split into big + small, 3 wgmma products per k-step, fed by step 11's TMA producer", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores, .gemm_function = "sgemm_12_3xtf32_wgmma", .sass = {.required = {"HGMMA.TF32"}}}};
 #ifdef SGEMM_TUNING
 static const sgemm::Registration registration_1200{{.number = 1200, .name = "3xtf32_wgmma_1xtf32", .idea = "step 12 with one product (big * big): TF32 speed and TF32 error", .launch = launch<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 1, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kTf32}};
 static const sgemm::Registration registration_1201{{.number = 1201, .name = "3xtf32_wgmma_truncated_split", .idea = "step 12 with the split truncated instead of rounded", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};

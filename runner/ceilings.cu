@@ -5,20 +5,23 @@
 //       from cudaDevAttrClockRate, which is the MAXIMUM (boost) clock, not the clock the run got;
 //   (b) device-to-device copy bandwidth: the copy kernel of copy_bandwidth.cu (the one the runner's
 //       roofline measures with) on >= 2 GiB, bytes read + bytes written;
-//   (c) cuBLAS SGEMM at 8192^3 with CUBLAS_DEFAULT_MATH (FP32 FFMA) and CUBLAS_TF32_TENSOR_OP_MATH;
+//   (c) cuBLAS SGEMM at 8192^3 with CUBLAS_DEFAULT_MATH (FP32 FFMA) and CUBLAS_TF32_TENSOR_OP_MATH, on
+//       inputs filled as the runner fills its problems (--init uniform);
 //   (d) the device block of sgemm_runner (name, SMs, clocks, driver, CUDA, cuBLAS).
 // Every time is a median over timed repetitions after warm-up, each repetition timed by its own pair
-// of CUDA events. Prints a table; --json FILE writes the same numbers (schema sgemm-steps-ceilings/1).
-// Exit status: 0 success, 2 usage error, 3 no usable GPU or a CUDA/cuBLAS error.
+// of CUDA events (event_timing.h, as the runner times). Prints a table; --json FILE writes the same
+// numbers (schema sgemm-steps-ceilings/1). Exit status (cli.h): 0 success, 2 usage error (before any GPU
+// work), 3 no usable GPU or a CUDA/cuBLAS error.
 //
 // SASS of ffma_limit (sm_90, nvcc 13.0, read with `cuobjdump -sass build/runner/sgemm_ceilings`, function
 // ..ffma_limitEiffPf): the loop is 259 instructions, 256 FFMA (8 chains x 32) then UIADD3 + ISETP.LE +
 // BRA for the trip counter, that is 98.8 % FFMA. No load, no store and no other arithmetic inside the
 // loop: the kernel arguments are read (LDC/ULDC) before it, the one STG comes after it.
 
-#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,24 +30,29 @@
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
 
+#include "cli.h"
 #include "common/check.h"
 #include "common/gpu_rates.h"
 #include "copy_bandwidth.h"
+#include "device_buffer.h"
 #include "device_info.h"
 #include "event_timing.h"
+#include "problem.h"
 #include "provenance.h"
 #include "report.h"
 
 namespace {
 
 using sgemm::check;
-using sgemm::median;
+using sgemm::DeviceBuffer;
+using sgemm::kExitRuntime;
+using sgemm::kExitUsage;
 using sgemm::portable_command_line;
+using sgemm::summarize;
 using sgemm::time_ms;
+using sgemm::Timing;
 using sgemm::utc_now;
 using json = nlohmann::json;
-
-constexpr int kExitUsage = 2, kExitRuntime = 3;
 
 // ---- (a) the FFMA kernel ----------------------------------------------------------------------
 // kChains independent accumulators per thread: an FFMA's result is needed again only kChains FFMAs
@@ -54,6 +62,7 @@ constexpr int kChains = 8;
 constexpr int kUnroll = 32;           // FFMAs per chain per loop trip: 256 FFMA against 3 loop instructions
 constexpr int kFfmaThreads = 256;     // threads per block
 constexpr int kFfmaBlocksPerSm = 8;   // 8 x 256 = 2048 threads = the SM's 64 warps (sm_80 / sm_90)
+constexpr std::uint64_t kSeed = 1;    // of the cuBLAS operands (fill_spec derives A's and B's from it)
 
 __global__ void __launch_bounds__(kFfmaThreads) ffma_limit(int trips, float x, float y, float* out) {
     float acc[kChains];
@@ -71,19 +80,6 @@ __global__ void __launch_bounds__(kFfmaThreads) ffma_limit(int trips, float x, f
     for (int c = 0; c < kChains; ++c) sum += acc[c];
     out[blockIdx.x * blockDim.x + threadIdx.x] = sum;  // keeps the chains alive
 }
-
-__global__ void fill(float* p, size_t n, unsigned seed) {
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
-         i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-        unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
-        h ^= h >> 13;
-        h *= 0x5bd1e995u;
-        h ^= h >> 15;
-        p[i] = static_cast<float>(h & 0xffff) / 65536.0f - 0.5f;  // in [-0.5, 0.5)
-    }
-}
-
-json opt_json(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
 
 struct Options {
     int device = 0, warmup = 3, reps = 10, gemm_size = 8192, ffma_trips = 8192;
@@ -112,8 +108,12 @@ int main(int argc, char** argv) {
         ->capture_default_str()->check(CLI::Range(1, 1 << 20));
     try {
         app.parse(argc, argv);
+        if (!o.json_path.empty()) sgemm::ensure_writable(o.json_path);  // as the runner: before any GPU work
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : kExitUsage;
+    } catch (const sgemm::UsageError& e) {
+        std::fprintf(stderr, "sgemm_ceilings: %s\n", e.what());
+        return kExitUsage;
     }
 
     if (sgemm::usable_device_count() == 0) {
@@ -129,28 +129,25 @@ int main(int argc, char** argv) {
         const json base = sgemm::to_json(rep);
         std::printf("%s\n", sgemm::device_header(rep.device).c_str());
 
-        const int sms = rep.device.sm_count;
-        const int cc = sgemm::compute_capability(o.device);
-        int clock_khz = 0;
-        check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, o.device));
-        const int lanes = sgemm::fp32_lanes_per_sm(cc);
+        // The theoretical rate at the max clock is the device block's (empty where the lanes are unknown).
+        const int sms = rep.device.sm_count, clock_mhz = rep.device.sm_clock_max_mhz;
+        const int lanes = sgemm::fp32_lanes_per_sm(sgemm::compute_capability(o.device));
+        const std::optional<double> theory_tflops = rep.device.ffma_peak_tflops;
 
         // (a) FFMA
         const int blocks = sms * kFfmaBlocksPerSm;
-        float* out = nullptr;
-        check(cudaMalloc(&out, sizeof(float) * blocks * kFfmaThreads));
+        const DeviceBuffer<float> out(static_cast<size_t>(blocks) * kFfmaThreads);
         const sgemm::Clocks ffma_before = sgemm::current_clocks(o.device);
-        const std::vector<float> ffma_ms = time_ms(o.warmup, o.reps, [&] {
+        const Timing ffma = summarize(time_ms(o.warmup, o.reps, [&] {
             sgemm::launch_checked(ffma_limit, dim3(blocks), dim3(kFfmaThreads), 0, nullptr, o.ffma_trips, 0.999f,
-                                  0.001f, out);
-        });
+                                  0.001f, out.get());
+        }));
         const sgemm::Clocks ffma_after = sgemm::current_clocks(o.device);
-        check(cudaFree(out));
         const double ffma_per_thread = static_cast<double>(o.ffma_trips) * kUnroll * kChains;
         const double ffma_flop = 2.0 * ffma_per_thread * blocks * kFfmaThreads;
-        const double ffma_med = median(ffma_ms);
-        const double ffma_tflops = ffma_flop / (ffma_med * 1e-3) / 1e12;
-        const double theory_tflops = sgemm::ffma_peak_flops(cc, sms, clock_khz * 1e3) / 1e12;
+        const double ffma_tflops = ffma_flop / (ffma.median_ms * 1e-3) / 1e12;
+        const std::optional<double> pct_of_theory =
+            theory_tflops ? std::optional(100.0 * ffma_tflops / *theory_tflops) : std::nullopt;
 
         // (b) device-to-device copy, by the same function as the runner's roofline
         const sgemm::CopyBandwidth copy =
@@ -159,14 +156,11 @@ int main(int argc, char** argv) {
         // (c) cuBLAS at gemm_size^3 (column-major C = A B; the layout does not change the work)
         const int n = o.gemm_size;
         const size_t elems = static_cast<size_t>(n) * n;
-        float *a = nullptr, *b = nullptr, *c = nullptr;
-        check(cudaMalloc(&a, elems * sizeof(float)));
-        check(cudaMalloc(&b, elems * sizeof(float)));
-        check(cudaMalloc(&c, elems * sizeof(float)));
-        fill<<<1024, 256>>>(a, elems, 1u);
-        fill<<<1024, 256>>>(b, elems, 2u);
-        check(cudaGetLastError());
-        check(cudaMemset(c, 0, elems * sizeof(float)));
+        const DeviceBuffer<float> a(elems), b(elems), c(elems);
+        for (const auto& [buffer, which] : {std::pair{&a, sgemm::Operand::kA}, std::pair{&b, sgemm::Operand::kB}})
+            sgemm::fill_buffer(buffer->get(), elems,
+                               sgemm::fill_spec(sgemm::Distribution::kUniform, which, n, n, n, n, 0, kSeed), nullptr);
+        check(cudaMemset(c.get(), 0, c.bytes()));
         cublasHandle_t handle;
         check(cublasCreate(&handle));
         json gemm_rows = json::array();
@@ -175,28 +169,24 @@ int main(int argc, char** argv) {
                                               std::pair{CUBLAS_TF32_TENSOR_OP_MATH, "CUBLAS_TF32_TENSOR_OP_MATH"}}) {
             check(cublasSetMathMode(handle, mode));
             const float alpha = 1.0f, beta = 0.0f;
-            const std::vector<float> ms = time_ms(o.warmup, o.reps, [&] {
-                check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, n, b, n, &beta, c, n));
-            });
-            const double med = median(ms);
-            const double tflops = 2.0 * n * n * static_cast<double>(n) / (med * 1e-3) / 1e12;
-            gemm_rows.push_back({{"math_mode", mode_name}, {"M", n}, {"N", n}, {"K", n}, {"median_ms", med},
-                                 {"min_ms", *std::min_element(ms.begin(), ms.end())}, {"tflops", tflops}});
+            const Timing t = summarize(time_ms(o.warmup, o.reps, [&] {
+                check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(), n, b.get(), n, &beta,
+                                  c.get(), n));
+            }));
+            const double tflops = 2.0 * n * n * static_cast<double>(n) / (t.median_ms * 1e-3) / 1e12;
+            gemm_rows.push_back({{"math_mode", mode_name}, {"M", n}, {"N", n}, {"K", n}, {"median_ms", t.median_ms},
+                                 {"min_ms", t.min_ms}, {"tflops", tflops}});
             gemm_print.emplace_back(mode_name, tflops);
         }
         check(cublasDestroy(handle));
-        check(cudaFree(a));
-        check(cudaFree(b));
-        check(cudaFree(c));
 
         // ---- table
         std::printf("\n%-44s %12s\n", "ceiling", "value");
         std::printf("%-44s %12.2f TFLOP/s  (median %.4f ms, %d blocks x %d threads, %d chains)\n",
-                    "FFMA limit, measured", ffma_tflops, ffma_med, blocks, kFfmaThreads, kChains);
-        if (lanes)
+                    "FFMA limit, measured", ffma_tflops, ffma.median_ms, blocks, kFfmaThreads, kChains);
+        if (theory_tflops)
             std::printf("%-44s %12.2f TFLOP/s  (2 x %d lanes x %d SMs x %d MHz, the MAX clock; measured = %.1f %%)\n",
-                        "FFMA limit, theoretical at max clock", theory_tflops, lanes, sms, clock_khz / 1000,
-                        100.0 * ffma_tflops / theory_tflops);
+                        "FFMA limit, theoretical at max clock", *theory_tflops, lanes, sms, clock_mhz, *pct_of_theory);
         std::printf("%-44s %12.1f GB/s     (%.2f GiB per copy, read + written, median %.4f ms)\n",
                     "device-to-device copy", copy.gb_per_s, copy.bytes / double(1ull << 30), copy.median_ms);
         for (const auto& [name, tf] : gemm_print)
@@ -222,17 +212,17 @@ int main(int argc, char** argv) {
                   {"ffma_per_thread", ffma_per_thread},
                   {"flop", ffma_flop},
                   {"flop_per_ffma", 2},
-                  {"median_ms", ffma_med},
-                  {"min_ms", *std::min_element(ffma_ms.begin(), ffma_ms.end())},
+                  {"median_ms", ffma.median_ms},
+                  {"min_ms", ffma.min_ms},
                   {"tflops", ffma_tflops},
                   {"fp32_lanes_per_sm", lanes},
                   {"sm_count", sms},
-                  {"clock_mhz", clock_khz / 1000.0},
+                  {"clock_mhz", static_cast<double>(clock_mhz)},
                   {"clock_source", "cudaDevAttrClockRate (the maximum SM clock)"},
-                  {"theoretical_tflops", lanes ? json(theory_tflops) : json(nullptr)},
-                  {"pct_of_theoretical", lanes ? json(100.0 * ffma_tflops / theory_tflops) : json(nullptr)},
-                  {"sm_clock_before_mhz", opt_json(ffma_before.sm_mhz)},
-                  {"sm_clock_after_mhz", opt_json(ffma_after.sm_mhz)}}},
+                  {"theoretical_tflops", theory_tflops},
+                  {"pct_of_theoretical", pct_of_theory},
+                  {"sm_clock_before_mhz", ffma_before.sm_mhz},
+                  {"sm_clock_after_mhz", ffma_after.sm_mhz}}},
                 {"copy",
                  {{"method", sgemm::copy_method(o.warmup, o.reps)},
                   {"bytes_per_copy", copy.bytes},
@@ -251,10 +241,7 @@ int main(int argc, char** argv) {
             }
         }
         return 0;
-    } catch (const sgemm::NoDeviceError& e) {
-        std::fprintf(stderr, "sgemm_ceilings: %s\n", e.what());
-        return kExitRuntime;
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // NoDeviceError, CudaError, ...
         std::fprintf(stderr, "sgemm_ceilings: %s\n", e.what());
         return kExitRuntime;
     }

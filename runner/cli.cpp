@@ -52,14 +52,14 @@ Size parse_size(std::string_view text) {
     return {parse_dim(parts[0], text), parse_dim(parts[1], text), parse_dim(parts[2], text)};
 }
 
-std::string kernel_list() {
+std::string kernel_list(const std::vector<std::string>& keys) {
     std::ostringstream out;
-    for (const auto& k : registry()) {
+    for (const KernelInfo* k : resolve_kernels(keys)) {
         char line[96];
-        std::snprintf(line, sizeof line, "%3d  %-28s ", k.number, k.name.c_str());
-        out << line << k.idea;
-        if (k.precision != Precision::kFp32) out << " [" << to_string(k.precision) << "]";
-        const Requirements& r = k.requirements;
+        std::snprintf(line, sizeof line, "%3d  %-28s ", k->spec.number, k->name.c_str());
+        out << line << k->spec.idea;
+        if (k->spec.precision != Precision::kFp32) out << " [" << to_string(k->spec.precision) << "]";
+        const Requirements& r = k->spec.requirements;
         if (r.needs_sm90a) out << " [needs sm_90a]";
         else if (r.min_cc > 0) out << " [sm_" << r.min_cc << "+]";
         out << '\n';
@@ -67,18 +67,29 @@ std::string kernel_list() {
     return out.str();
 }
 
-std::string kernel_list_json() {
+std::string kernel_list_json(const std::vector<std::string>& keys) {
+    auto string_or_null = [](const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); };
     nlohmann::json kernels = nlohmann::json::array();
-    for (const auto& k : registry())
-        kernels.push_back({{"number", k.number},
-                           {"name", k.name},
-                           {"label", k.label()},
-                           {"idea", k.idea},
-                           {"requirements",
-                            {{"min_cc", k.requirements.min_cc}, {"needs_sm90a", k.requirements.needs_sm90a}}},
-                           {"precision", to_string(k.precision)},
-                           {"tuning_variant", k.is_tuning_variant()},
-                           {"tunable", k.candidates_fn != nullptr}});
+    for (const KernelInfo* k : resolve_kernels(keys)) {
+        const KernelSpec& spec = k->spec;
+        const std::string sass_functions = k->sass_functions();
+        kernels.push_back(
+            {{"number", spec.number},
+             {"name", k->name},
+             {"label", k->label()},
+             {"idea", spec.idea},
+             {"requirements", {{"min_cc", spec.requirements.min_cc}, {"needs_sm90a", spec.requirements.needs_sm90a}}},
+             {"precision", to_string(spec.precision)},
+             {"tuning_variant", k->is_tuning_variant()},
+             {"tunable", spec.candidates != nullptr},
+             {"step", k->step},
+             {"functions", string_or_null(k->functions())},
+             {"gemm_function", string_or_null(spec.gemm_function ? spec.gemm_function : "")},
+             {"sass", sass_functions.empty() ? nlohmann::json()
+                                             : nlohmann::json{{"functions", sass_functions},
+                                                              {"required", spec.sass.required},
+                                                              {"absent", spec.sass.absent}}}});
+    }
     return nlohmann::json{{"schema", "sgemm-steps-list/1"}, {"tuning_from", kTuningFrom}, {"kernels", kernels}}
                .dump(2) +
            "\n";
@@ -105,10 +116,10 @@ void check_leading_dimensions(const Size& s, int ld_pad) {
                          ": leading dimensions (K or N plus the pad) must stay below 2^31");
 }
 
-std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& keys) {
+std::vector<const KernelInfo*> resolve_kernels(const std::vector<std::string>& keys) {
     std::vector<const KernelInfo*> chosen;
     auto add = [&](const KernelInfo* k) {
-        if (k->number != 0 && std::find(chosen.begin(), chosen.end(), k) == chosen.end()) chosen.push_back(k);
+        if (std::find(chosen.begin(), chosen.end(), k) == chosen.end()) chosen.push_back(k);
     };
     for (const auto& key : keys) {
         for (const auto& part : split(key, ',')) {
@@ -121,7 +132,13 @@ std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& ke
             }
         }
     }
-    std::sort(chosen.begin(), chosen.end(), [](auto* a, auto* b) { return a->number < b->number; });
+    std::sort(chosen.begin(), chosen.end(), [](auto* a, auto* b) { return a->spec.number < b->spec.number; });
+    return chosen;
+}
+
+std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& keys) {
+    std::vector<const KernelInfo*> chosen = resolve_kernels(keys);
+    std::erase_if(chosen, [](const KernelInfo* k) { return k->spec.number == 0; });
     return chosen;
 }
 
@@ -173,7 +190,9 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
     app.add_option("--json", out.json,
                    "Also write the results to this JSON file (docs/json-format.md); with --list, the registry as "
                    "JSON ('-' for standard output)");
-    app.add_flag("--list", out.list, "List the registered kernels, one per line: number, name, precision, idea");
+    app.add_flag("--list", out.list,
+                 "List the registered kernels, one per line: number, name, idea, precision; with --kernel, only "
+                 "those it selects (cuBLAS where named)");
     app.add_option("--device", out.device, "CUDA device index")->capture_default_str();
     app.add_option("--ld-pad", out.ld_pad,
                    "Leading dimensions padded by P floats: lda = K + P, ldb = ldc = N + P (strided views)")

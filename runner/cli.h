@@ -9,6 +9,7 @@
 
 #include "common/registry.h"
 #include "distribution.h"
+#include "size.h"
 
 namespace sgemm {
 
@@ -17,10 +18,9 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-struct Size {
-    int M = 0, N = 0, K = 0;
-    friend bool operator==(const Size&, const Size&) = default;
-};
+// The exit statuses of sgemm_runner and sgemm_ceilings (their --help says them): 1 a kernel failed its
+// check (the runner), 2 bad usage (before any GPU work), 3 no usable GPU or a CUDA/runtime error.
+inline constexpr int kExitFail = 1, kExitUsage = 2, kExitRuntime = 3;
 
 // "M,N,K" (also "MxNxK"), each a positive integer below 2^31. Throws UsageError.
 Size parse_size(std::string_view text);
@@ -52,21 +52,27 @@ struct Options {
 bool parse_options(int argc, const char* const* argv, Options& out);
 
 // Resolves --kernel entries ("all", numbers, names, comma lists) against the
-// registry, in registry order, without duplicates. cuBLAS (0) is not added
-// here: the runner always times it as the baseline. Throws UsageError that
-// lists the valid kernels on an unknown one.
+// registry, in registry order, without duplicates: the kernels `--list --kernel KEYS`
+// lists, cuBLAS (0) included where named ("0", "cublas", "all"). Throws UsageError
+// that lists the valid kernels on an unknown one.
+std::vector<const KernelInfo*> resolve_kernels(const std::vector<std::string>& keys);
+
+// The kernels a run times besides cuBLAS: resolve_kernels(keys) less cuBLAS, which
+// the runner always times as the baseline.
 std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& keys);
 
 // Resolves --init entries (names, comma lists, "all") in the order given, without duplicates.
 // Throws UsageError that lists the valid names on an unknown one.
 std::vector<Distribution> select_distributions(const std::vector<std::string>& keys);
 
-// "  0  cublas          cuBLAS SGEMM ..." one line per registered kernel.
-std::string kernel_list();
+// "  0  cublas          cuBLAS SGEMM ..." one line per kernel resolve_kernels(keys) returns
+// (--list, --list --kernel KEYS).
+std::string kernel_list(const std::vector<std::string>& keys = {"all"});
 
-// The registry as JSON (--list --json): number, name, label, idea, requirements, precision,
-// tuning variant or step, whether it can be tuned; and the number tuning variants start at.
-std::string kernel_list_json();
+// The same kernels as JSON (--list --json; docs/json-format.md): number, name, label, idea,
+// requirements, precision, tuning variant or step, whether it can be tuned, its step, functions,
+// GEMM function and SASS checks; and the number tuning variants start at.
+std::string kernel_list_json(const std::vector<std::string>& keys = {"all"});
 
 // Throws UsageError unless `path` can be created or appended to. Leaves no new file behind.
 void ensure_writable(const std::string& path);

@@ -39,8 +39,9 @@ CopyBandwidth measure_copy_bandwidth(std::size_t bytes, int warmup, int reps) {
     const std::vector<float> ms = time_ms(warmup, reps, [&] {
         launch_checked(copy_float4, dim3(blocks), dim3(kCopyThreads), 0, nullptr, src.get(), dst.get(), n);
     });
-    r.median_ms = median(ms);
-    r.min_ms = *std::min_element(ms.begin(), ms.end());
+    const Timing t = summarize(ms);
+    r.median_ms = t.median_ms;
+    r.min_ms = t.min_ms;
     r.gb_per_s = 2.0 * r.bytes / (r.median_ms * 1e-3) / 1e9;
     return r;
 }

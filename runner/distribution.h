@@ -65,6 +65,7 @@ SGEMM_HOST_DEVICE constexpr std::uint64_t splitmix64(std::uint64_t x) {
     return x ^ (x >> 31);
 }
 
+// [doc:matrix-seed]
 // The seed of one matrix (`which` 0, 1, 2: A, B, C0; 3, 4: the exponents of A's rows and B's
 // columns) mixed from the run's seed and the size: each size gets fresh data.
 constexpr std::uint64_t matrix_seed(std::uint64_t seed, int M, int N, int K, int which) {
@@ -115,6 +116,7 @@ SGEMM_HOST_DEVICE inline float from_bits(std::uint32_t bits) {
     return f;
 }
 
+// [doc:uniform]
 // Uniform in [-1, 1) on a 2^-23 grid from the top 24 bits of h: exact in FP32 (and FP64).
 SGEMM_HOST_DEVICE inline float uniform(std::uint64_t h) {
     return static_cast<float>(static_cast<double>(h >> 40) * (1.0 / 8388608.0) - 1.0);
@@ -147,6 +149,7 @@ SGEMM_HOST_DEVICE inline bool is_special(std::uint64_t seed, long long line, lon
 
 }  // namespace detail
 
+// [doc:element-value]
 // Element i of the whole buffer `f` describes (docs/verification.md defines each distribution).
 // Every value is an exact FP32 number; padding and guard get values of the same kind.
 SGEMM_HOST_DEVICE inline float element_value(const FillSpec& f, std::size_t i) {

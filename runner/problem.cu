@@ -48,6 +48,7 @@ __global__ void view_to_double(const float* src, int ld, int N, double* dst, std
     }
 }
 
+// [doc:count-outside-changes]
 // Counts the elements of C's buffer outside its M x N view (the offset before it, the padding
 // columns of each row, the guard after it) whose bits differ from what the reset wrote there.
 __global__ void count_outside_changes(const float* buffer, const float* expected, float expected_value,
@@ -71,6 +72,7 @@ struct DeviceStats {
     unsigned long long max_abs_diff_bits;  // non-negative doubles order like their bits
 };
 
+// [doc:compare]
 // The accumulation of compare_host (verify.h's accumulate, element by element), in parallel.
 // C is the M x N view with leading dimension ldc; R, Rabs and base are dense M x N.
 __global__ void compare(const float* C, int ldc, int N, const double* R, const double* Rabs, const float* base,
@@ -159,7 +161,18 @@ std::size_t flush_bytes_for_device() {
 }  // namespace
 
 Launcher launcher_of(const KernelInfo& kernel, const GemmArgs& args) {
-    return {kernel.launch, kernel.workspace_bytes(args)};
+    return {kernel.spec.launch, kernel.workspace_bytes(args)};
+}
+
+Launcher launcher_of(const KernelInfo& kernel, const Candidate& candidate) {
+    const LaunchCandidateFn launch = kernel.spec.launch_candidate;
+    const int id = candidate.id;
+    return {[launch, id](const GemmArgs& a, void* ws, cudaStream_t s) { launch(a, id, ws, s); },
+            candidate.workspace_bytes};
+}
+
+void fill_buffer(float* p, std::size_t n, const FillSpec& spec, cudaStream_t stream) {
+    launch_checked(fill, dim3(grid_for(n)), dim3(kThreads), 0, stream, p, n, spec);
 }
 
 std::size_t Problem::bytes_needed(Size s, bool with_reference, Layout layout, std::size_t workspace_bytes) {
@@ -218,10 +231,10 @@ Problem::Problem(Size size, float alpha, float beta, std::uint64_t seed, bool wi
     // if it were data gets a wrong result.
     for (const auto& [buffer, which, ld] : {std::tuple{&A_, Operand::kA, e.lda}, std::tuple{&B_, Operand::kB, e.ldb},
                                             std::tuple{&C0_, Operand::kC0, e.ldc}})
-        fill<<<grid_for(buffer->size()), kThreads, 0, stream_>>>(
-            buffer->get(), buffer->size(), fill_spec(init, which, size.M, size.N, size.K, ld, layout.offset, seed));
-    check(cudaGetLastError());
+        fill_buffer(buffer->get(), buffer->size(),
+                    fill_spec(init, which, size.M, size.N, size.K, ld, layout.offset, seed), stream_);
 
+    // [doc:reference]
     if (with_reference) {
         // R = alpha A B + beta C0 and Rabs = |alpha||A||B| + |beta||C0| in float64
         // (cuBLAS DGEMM on upcast inputs: exact inputs, ~1e-16 rounding), dense M x N. Inf and NaN
@@ -256,6 +269,7 @@ Problem::Problem(Size size, float alpha, float beta, std::uint64_t seed, bool wi
         dgemm(true, Rabs_.get());
         check(cudaStreamSynchronize(stream_));
     }
+    // [/doc:reference]
     synchronize_and_check();
 }
 
@@ -269,6 +283,7 @@ void* Problem::workspace(std::size_t bytes) {
     return workspace_.get();
 }
 
+// [doc:reset-output]
 void Problem::reset_output() {
     const std::size_t n = C_.size();
     if (beta_ == 0.0f) {
@@ -345,7 +360,7 @@ CheckResult Problem::verify() const {
     std::memcpy(&r.max_abs_diff_base, &h.max_abs_diff_bits, sizeof(double));
     if (h.nonfinite) r.max_abs_diff_base = std::nan("");
     r.outside_writes = outside_count;
-    r.pass = passes(r.stats, size_.K) && outside_count == 0;
+    r.pass = verdict(r, size_.K, Precision::kFp32) == Verdict::kPass;
     return r;
 }
 
@@ -381,7 +396,7 @@ Timing Problem::time(const Launcher& l, int warmup, int reps, bool hot_l2) {
     synchronize_and_check();
     std::vector<float> ms(reps);
     for (int i = 0; i < reps; ++i) check(cudaEventElapsedTime(&ms[i], start[i].e, stop[i].e));
-    return {median(ms), *std::min_element(ms.begin(), ms.end())};
+    return summarize(ms);
 }
 
 }  // namespace sgemm

@@ -10,10 +10,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cli.h"
 #include "common/registry.h"
 #include "device_buffer.h"
 #include "distribution.h"
+#include "event_timing.h"
+#include "size.h"
 #include "verify.h"
 
 namespace sgemm {
@@ -31,25 +32,18 @@ struct Layout {
     friend bool operator==(const Layout&, const Layout&) = default;
 };
 
-struct Timing {
-    double median_ms = 0, min_ms = 0;
-};
-
-struct CheckResult {
-    ErrorStats stats;
-    double rel_err = 0;            // ||C - R|| / ||R|| over finite R (NaN when C is NaN/Inf where R is finite)
-    double max_abs_diff_base = 0;  // max |C - baseline| over finite R, when a baseline was kept (NaN if C is
-                                   // non-finite there)
-    std::uint64_t outside_writes = 0;  // elements of C's buffer outside the M x N view that changed
-    bool pass = false;
-};
-
 // One launch of something on the problem: a registered kernel, or one of its tuning candidates.
 struct Launcher {
     std::function<void(const GemmArgs&, void* workspace, cudaStream_t)> launch;
     std::size_t workspace_bytes = 0;
 };
 Launcher launcher_of(const KernelInfo& kernel, const GemmArgs& args);
+// One of the kernel's tuning candidates (spec.candidates), launched by id: for --tune and the tests.
+Launcher launcher_of(const KernelInfo& kernel, const Candidate& candidate);
+
+// Fills the n floats at `p` (device memory) with element_value(spec, i), on `stream`: every input
+// buffer of a Problem, and sgemm_ceilings' cuBLAS operands.
+void fill_buffer(float* p, std::size_t n, const FillSpec& spec, cudaStream_t stream);
 
 class Problem {
 public:

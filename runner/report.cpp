@@ -3,27 +3,6 @@
 #include <cmath>
 #include <cstdio>
 
-// std::optional as JSON: null when empty, and non-finite doubles (a NaN error of a
-// result that holds NaN) written as null too, since JSON has no NaN.
-namespace nlohmann {
-template <typename T>
-struct adl_serializer<std::optional<T>> {
-    static void to_json(json& j, const std::optional<T>& v) {
-        if constexpr (std::is_floating_point_v<T>) {
-            if (v && std::isfinite(*v)) j = *v;
-            else j = nullptr;
-        } else {
-            if (v) j = *v;
-            else j = nullptr;
-        }
-    }
-    static void from_json(const json& j, std::optional<T>& v) {
-        if (j.is_null()) v.reset();
-        else v = j.get<T>();
-    }
-};
-}  // namespace nlohmann
-
 namespace sgemm {
 
 namespace {

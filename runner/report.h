@@ -2,12 +2,36 @@
 // printed as a table and written as JSON (docs/json-format.md).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+// std::optional as JSON: null when empty, and non-finite doubles (a NaN error of a result that holds
+// NaN) written as null too, since JSON has no NaN. In the header: sgemm_ceilings writes its optional
+// fields with it too.
+namespace nlohmann {
+template <typename T>
+struct adl_serializer<std::optional<T>> {
+    static void to_json(json& j, const std::optional<T>& v) {
+        if constexpr (std::is_floating_point_v<T>) {
+            if (v && std::isfinite(*v)) j = *v;
+            else j = nullptr;
+        } else {
+            if (v) j = *v;
+            else j = nullptr;
+        }
+    }
+    static void from_json(const json& j, std::optional<T>& v) {
+        if (j.is_null()) v.reset();
+        else v = j.get<T>();
+    }
+};
+}  // namespace nlohmann
 
 namespace sgemm {
 

@@ -1,7 +1,7 @@
 // step10_model: step 10's planner (kernels/10_every_shape/planner.h) on a GPU described by its
 // numbers, without a GPU: for each shape read from standard input as "M N K beta_zero b_aligned
 // [c_aligned]" (0/1 flags; c_aligned defaults to b_aligned), one line per plan:
-// "M N K beta_zero b_aligned c_aligned|description|class|seconds|picked". scripts/calibrate_step10
+// "M N K beta_zero b_aligned c_aligned|description|class|seconds|picked". scripts/calibrate_planner
 // compares these with sgemm_runner --tune measurements. Exit status: 0, or 2 on bad input.
 #include <cstdio>
 #include <iostream>

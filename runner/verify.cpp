@@ -6,6 +6,7 @@
 
 namespace sgemm {
 
+// [doc:normwise-bound]
 // Why 8 u (sqrt(K) + 2)?
 // Each C element is a K-term FP32 dot product. With independent zero-mean
 // inputs (uniform in [-1, 1], the default) the partial sums form a random
@@ -40,6 +41,7 @@ double relative_error(const ErrorStats& s) {
     return std::sqrt(s.sum_sq_diff / s.sum_sq_ref);
 }
 
+// [doc:passes]
 double normwise_error(const ErrorStats& s, int K) {
     if (s.nonfinite) return std::nan("");
     // A tiny output can cancel to nearly zero (a 1x1 result of 17 products can
@@ -56,12 +58,14 @@ bool passes(const ErrorStats& s, int K) {
     if (s.nonfinite || s.missed_nonfinite || s.violations || s.inexact) return false;
     return normwise_error(s, K) <= normwise_bound(K);
 }
+// [/doc:passes]
 
 bool passes_tf32(const ErrorStats& s, int K) {
     if (s.nonfinite || s.missed_nonfinite) return false;
     return normwise_error(s, K) <= tf32_normwise_bound(K);
 }
 
+// [doc:exact-limit]
 double exact_limit(Distribution d, float alpha, float beta) {
     auto zero_or_power_of_two = [](float x) {
         int e = 0;
@@ -81,6 +85,17 @@ ErrorStats compare_host(std::span<const float> C, std::span<const double> R, std
     const double gamma = componentwise_gamma(K);
     for (size_t i = 0; i < C.size(); ++i) accumulate(s, C[i], R[i], Rabs[i], gamma, exact_limit);
     return s;
+}
+
+Verdict verdict(const CheckResult& c, int K, Precision precision) {
+    if (c.outside_writes != 0) return Verdict::kFail;
+    if (passes(c.stats, K)) return Verdict::kPass;
+    return precision == Precision::kTf32 && passes_tf32(c.stats, K) ? Verdict::kTf32 : Verdict::kFail;
+}
+
+const char* to_string(Verdict v) {
+    static constexpr const char* kNames[] = {"PASS", "TF32", "FAIL"};  // in Verdict's order
+    return kNames[static_cast<int>(v)];
 }
 
 }  // namespace sgemm

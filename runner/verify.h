@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 
+#include "common/registry.h"
 #include "distribution.h"
 
 namespace sgemm {
@@ -40,6 +41,7 @@ struct ErrorStats {
     std::uint64_t inexact = 0;      // elements that must equal R exactly (exact_limit) but do not
 };
 
+// [doc:accumulate]
 // Adds element (C, R, Rabs) = (c, r, ra) to s, with the componentwise bound gamma * ra and exactness
 // required where ra <= exact_limit (see exact_limit()). Returns true when both C and R are finite
 // there (the element entered the error). Host and device: compare_host and the runner's GPU
@@ -93,5 +95,23 @@ double exact_limit(Distribution d, float alpha, float beta);
 // problem.cu for large problems); used by the CPU tests.
 ErrorStats compare_host(std::span<const float> C, std::span<const double> R, std::span<const double> Rabs, int K,
                         double exact_limit = kNoExactness);
+
+// The whole check of one run (Problem::verify).
+struct CheckResult {
+    ErrorStats stats;
+    double rel_err = 0;            // ||C - R|| / ||R|| over finite R (NaN when C is NaN/Inf where R is finite)
+    double max_abs_diff_base = 0;  // max |C - baseline| over finite R, when a baseline was kept (NaN if C is
+                                   // non-finite there)
+    std::uint64_t outside_writes = 0;  // elements of C's buffer outside the M x N view that changed
+    bool pass = false;             // the FP32 rule: verdict(*this, K, any precision) is kPass
+};
+
+// How a checked run is reported (the runner's check column) and what the GPU tests accept.
+// kPass: passes() and nothing written outside C's view. kTf32: a Precision::kTf32 kernel (a TF32-only
+// experiment, which misses the FP32 bound by design) within passes_tf32() and nothing written outside.
+// kFail: anything else.
+enum class Verdict { kPass, kTf32, kFail };
+Verdict verdict(const CheckResult& c, int K, Precision precision);
+const char* to_string(Verdict v);  // "PASS", "TF32", "FAIL"
 
 }  // namespace sgemm

@@ -36,38 +36,24 @@ check_runner() {
     [[ -f "$1" && -x "$1" ]] || die 2 "runner not found or not executable: $1 (build it first, or pass --runner PATH)"
 }
 
-# list_kernels RUNNER: prints "NUMBER NAME TUNING" for every registered kernel, TUNING 1 for a
-# tuning variant (-DSGEMM_TUNING=ON builds) and 0 for a step, from `RUNNER --list --json -`.
+# list_kernels RUNNER [KEYS]: one line "NUMBER NAME LABEL TUNING FUNCTIONS GEMM_FUNCTION" per kernel
+# that KEYS (--kernel's grammar: numbers, names, NN_name, comma lists, all; default all) selects,
+# in registry order, from the runner's own resolver: `RUNNER --list --kernel KEYS --json -`.
+# TUNING: 1 for a tuning variant (-DSGEMM_TUNING=ON builds), else 0. FUNCTIONS: the sgemm_NN_ prefix of
+# the kernel's __global__ functions; GEMM_FUNCTION: the one that computes the product, for a kernel
+# that launches pre-pass kernels first; '-' for none (cuBLAS has no functions of ours). Exits 2 where
+# the runner refuses KEYS (its message, with the valid kernels, is on stderr) or lists nothing.
 list_kernels() {
-    local out
-    out="$("$1" --list --json -)" || die 2 "'$1 --list --json -' failed"
+    local runner=$1 keys=${2-all} out rc=0
+    out=$("$runner" --list --kernel "$keys" --json -) || rc=$?
+    ((rc != 2)) || die 2 "the runner refused --kernel '$keys' (its message above)"
+    ((rc == 0)) || die 2 "'$runner --list --kernel $keys --json -' failed with exit status $rc"
     out=$(python3 -c '
 import json, sys
 for k in json.load(sys.stdin)["kernels"]:
-    print(k["number"], k["name"], int(k["tuning_variant"]))' <<<"$out") || die 2 "'$1 --list --json -' printed no registry JSON"
-    [[ -n $out ]] || die 2 "'$1 --list --json -' listed no kernels"
+    print(k["number"], k["name"], k["label"], int(k["tuning_variant"]), k["functions"] or "-",
+          k["gemm_function"] or "-")' <<<"$out") ||
+        die 2 "'$runner --list --kernel $keys --json -' printed no registry JSON this script can read"
+    [[ -n $out ]] || die 2 "'$runner --list --kernel $keys --json -' listed no kernels"
     echo "$out"
-}
-
-# resolve_kernel KEY < list: prints "NUMBER NAME" for a number (7, 07), name or NN_name; returns 1 if unknown.
-resolve_kernel() {
-    local key=$1 number name _tuning
-    while read -r number name _tuning; do
-        if [[ $key =~ ^[0-9]+$ ]]; then
-            ((10#$key == number)) && { echo "$number $name"; return 0; }
-        elif [[ $key == "$name" || $key == "$(printf '%02d_%s' "$number" "$name")" ]]; then
-            echo "$number $name"
-            return 0
-        fi
-    done
-    return 1
-}
-
-# label NUMBER NAME: 07_warptiling
-label() { printf '%02d_%s' "$1" "$2"; }
-
-# labels < list: "00_cublas 01_naive ..." for error messages
-labels() {
-    local number name _tuning
-    while read -r number name _tuning; do printf '%s ' "$(label "$number" "$name")"; done
 }

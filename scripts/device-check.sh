@@ -46,16 +46,17 @@ for phase in $phases; do
     profile)
         rc_all=0
         : >"$out/profile.log"
-        # Every step (no cuBLAS, no tuning variants), from the runner's registry (common.sh).
-        while read -r k name; do
-            # Steps 11 and 12 launch an operand kernel (sgemm_11_..._stage, sgemm_12_..._split) before
-            # the GEMM, and profile.sh takes the first sgemm_NN_ launch: name the GEMM itself.
-            regex=()
-            ((k == 11 || k == 12)) && regex=(--kernel-regex "$(printf 'sgemm_%02d_%s' "$k" "$name")(\$|[^_a-z0-9])")
+        # Every step (no cuBLAS, no tuning variants), from the runner's registry (common.sh). profile.sh
+        # picks the launch to profile from the registry too (a kernel's GEMM function, not its pre-passes).
+        kernels=$(list_kernels "$runner" 2>>"$out/profile.log") || {
+            record profile 2 "could not list the kernels (see profile.log)"
+            continue
+        }
+        while read -r k _ _ tuning functions _; do
+            [[ $functions != - && $tuning == 0 ]] || continue
             echo "=== kernel $k" >>"$out/profile.log"
-            scripts/profile.sh --runner "$runner" ${regex[@]+"${regex[@]}"} "$k" 4096,4096,4096 \
-                >>"$out/profile.log" 2>&1 </dev/null || rc_all=1
-        done < <(list_kernels "$runner" | awk '$1 > 0 && $3 == 0 {print $1, $2}')
+            scripts/profile.sh --runner "$runner" "$k" 4096,4096,4096 >>"$out/profile.log" 2>&1 </dev/null || rc_all=1
+        done <<<"$kernels"
         record profile $rc_all "$(grep -c '^=== kernel' "$out/profile.log") kernels profiled"
         ;;
     *) echo "unknown phase '$phase'" >&2; exit 2 ;;

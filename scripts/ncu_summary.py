@@ -41,7 +41,7 @@ METRICS = (
     "sm__inst_issued.avg.pct_of_peak_sustained_active",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    # Tensor cores (step 12): cycles the tensor pipe is busy with HMMA, HGMMA (wgmma) or QGMMA work.
+    # Tensor cores (wgmma kernels): cycles the tensor pipe is busy with HMMA, HGMMA (wgmma) or QGMMA work.
     "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active",
     "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active",
 ) + tuple(f"{STALL_PREFIX}{r}{STALL_SUFFIX}" for r in STALL_REASONS)

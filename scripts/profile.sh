@@ -24,10 +24,11 @@ Clocks: by default ncu locks the GPU clocks to base clock while profiling, so it
 are not comparable with the runner's timings. We must leave the GPU clocks alone, so this
 script always passes --clock-control none: durations are at whatever clock the GPU runs.
 
-Kernel filter: --kernel-name regex:sgemm_[0-9]+_ (our __global__ functions are named
-sgemm_NN_<name>, and the runner launches only the one kernel asked for besides cuBLAS, whose
-kernels never match) and --launch-count 1. For cuBLAS (kernel 0) the filter is
-regex:[Gg][Ee][Mm][Mm] instead (cuBLAS kernel names vary); --kernel-regex RE overrides either.
+Kernel filter (--launch-count 1), from the runner's registry (--list --json): the kernel's GEMM
+function where it launches pre-pass kernels before the GEMM (gemm_function), otherwise the prefix
+of its __global__ functions, sgemm_NN_ (the runner launches only the one kernel asked for besides
+cuBLAS, whose kernels never match). For cuBLAS (kernel 0) the filter is regex:[Gg][Ee][Mm][Mm]
+instead (cuBLAS kernel names vary); --kernel-regex RE overrides any of these.
 
 options:
   --runner PATH       sgemm_runner binary (default: build/runner/sgemm_runner)
@@ -79,12 +80,17 @@ done
 NCU=$(find_cuda_tool ncu) || die 2 "ncu (Nsight Compute) not found on PATH, in \$CUDA_HOME/bin or /usr/local/cuda/bin"
 check_runner "$RUNNER"
 RUNNER=$(cd "$(dirname "$RUNNER")" && pwd)/$(basename "$RUNNER")
-KLIST=$(list_kernels "$RUNNER") || exit 2
-read -r KNUM KNAME < <(resolve_kernel "$KERNEL" <<<"$KLIST") ||
-    die 2 "unknown kernel '$KERNEL'; registered: $(labels <<<"$KLIST")"
-LABEL=$(label "$KNUM" "$KNAME")
+KLIST=$(list_kernels "$RUNNER" "$KERNEL") || exit 2
+[[ $KLIST != *$'\n'* ]] || die 2 "'$KERNEL' names several kernels; profile one at a time"
+read -r KNUM _ LABEL _ FUNCTIONS GEMM_FUNCTION <<<"$KLIST"
 if [[ -z $REGEX ]]; then
-    if ((KNUM == 0)); then REGEX='[Gg][Ee][Mm][Mm]'; else REGEX='sgemm_[0-9]+_'; fi
+    if [[ $GEMM_FUNCTION != - ]]; then
+        REGEX="$GEMM_FUNCTION(\$|[^_a-z0-9])"  # the GEMM, not its pre-passes (its name goes on with '_')
+    elif [[ $FUNCTIONS != - ]]; then
+        REGEX=$FUNCTIONS
+    else
+        REGEX='[Gg][Ee][Mm][Mm]'
+    fi
 fi
 
 if [[ -n $OUT_DIR ]]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run compute-sanitizer (memcheck for every kernel, racecheck and synccheck for steps >= 7) on odd shapes.
+# Run compute-sanitizer (memcheck for every kernel, racecheck and synccheck for ours, not cuBLAS) on odd shapes.
 set -uo pipefail
 
 PROG=sanitize.sh
@@ -9,32 +9,34 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # Odd shapes; a deep-K one (split-K configurations and their reduction) and a matrix-vector one.
 MEMCHECK_SHAPES=('257,255,263' '33,4097,17' '1,1,1' '64,64,8192' '1000,1,3000')
 RACE_SHAPES=('129,131,67' '64,64,4099' '77,300,9')  # racecheck is slow: small, odd; deep (split-K); K below 16
-RACE_FROM=7             # racecheck and synccheck for kernels numbered 7 and above
 
 usage() {
     cat <<EOF
-usage: scripts/sanitize.sh [--runner PATH] [--kernels LIST] [--log-dir DIR] [--timeout S]
+usage: scripts/sanitize.sh [--runner PATH] [--kernels LIST] [--log-dir DIR] [--timeout S] [--dry-run]
 
-Runs compute-sanitizer on every registered kernel (from 'sgemm_runner --list', cuBLAS included;
-tuning variants only when named in --kernels), one runner invocation
-per tool, kernel and shape, each as
+Runs compute-sanitizer on every registered kernel (from 'sgemm_runner --list --json -', cuBLAS
+included; tuning variants only when named in --kernels), one runner invocation per tool, kernel
+and shape, each as
 
   compute-sanitizer --tool TOOL --error-exitcode 9 sgemm_runner --kernel N --size M,N,K --warmup 0 --reps 1
 
   memcheck             all kernels, shapes ${MEMCHECK_SHAPES[*]}
-  racecheck, synccheck kernels numbered $RACE_FROM and above, shapes ${RACE_SHAPES[*]}, instrumenting only
-                       the kernel under test (--kernel-name kns=sgemm_NN_)
+  racecheck, synccheck every kernel but cuBLAS, shapes ${RACE_SHAPES[*]}, instrumenting only the
+                       kernel under test (--kernel-name kns=PREFIX, the sgemm_NN_ prefix of its
+                       __global__ functions in the registry)
 
 The runner's own correctness check stays on, so a wrong result fails the run too.
 Prints one line per run (tool, kernel, shape, OK/FAIL, or N/A where the runner did not launch the
-kernel: steps 11 and 12 need sm_90a) and finally 'sanitize: N passed, M failed' (', K not launched
-(N/A)' where some were not).
+kernel: kernels that need sm_90a run on compute capability 9.0 only) and finally
+'sanitize: N passed, M failed' (', K not launched (N/A)' where some were not).
 
 options:
   --runner PATH   sgemm_runner binary (default: build/runner/sgemm_runner)
-  --kernels LIST  comma-separated subset (numbers or names)
+  --kernels LIST  a subset, as the runner's --kernel takes it (numbers, names, comma lists)
   --log-dir DIR   keep every run's log in DIR (default: a temporary directory, kept only on failure)
   --timeout S     give up on one run after S seconds (default 900; needs coreutils timeout)
+  --dry-run       print the runs (tool, kernel, shape, command) without running them: needs no GPU
+                  and no compute-sanitizer
   -h, --help      this help
 compute-sanitizer is looked up on PATH, then in \$CUDA_HOME/bin and /usr/local/cuda/bin.
 
@@ -47,6 +49,7 @@ RUNNER=$DEFAULT_RUNNER
 KERNELS=""
 LOG_DIR=""
 TIMEOUT=900
+DRY_RUN=0
 while (($#)); do
     case $1 in
         -h | --help) usage; exit 0 ;;
@@ -58,35 +61,31 @@ while (($#)); do
         --log-dir=*) LOG_DIR=${1#*=}; shift ;;
         --timeout) (($# >= 2)) || die 2 "--timeout needs seconds"; TIMEOUT=$2; shift 2 ;;
         --timeout=*) TIMEOUT=${1#*=}; shift ;;
+        --dry-run) DRY_RUN=1; shift ;;
         *) usage >&2; die 2 "unknown argument '$1'" ;;
     esac
 done
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die 2 "bad --timeout '$TIMEOUT': expected a positive number of seconds"
 
-SAN=$(find_cuda_tool compute-sanitizer) ||
+SAN=$(find_cuda_tool compute-sanitizer) || ((DRY_RUN)) ||
     die 2 "compute-sanitizer not found on PATH, in \$CUDA_HOME/bin or /usr/local/cuda/bin"
+SAN=${SAN:-compute-sanitizer}
 check_runner "$RUNNER"
-KLIST=$(list_kernels "$RUNNER") || exit 2
 if [[ -z $KERNELS ]]; then
-    variants=$(awk '$3 == 1' <<<"$KLIST")
+    KLIST=$(list_kernels "$RUNNER") || exit 2
+    variants=$(awk '$4 == 1 {printf "%s ", $3}' <<<"$KLIST")
     if [[ -n $variants ]]; then
-        echo "$PROG: skipping tuning variants $(labels <<<"$variants")(some are correct only on tile multiples;" \
+        echo "$PROG: skipping tuning variants $variants(some are correct only on tile multiples;" \
             "name them in --kernels to include them)" >&2
-        KLIST=$(awk '$3 != 1' <<<"$KLIST")
+        KLIST=$(awk '$4 != 1' <<<"$KLIST")
     fi
 else
-    selected=""
-    IFS=, read -ra keys <<<"$KERNELS"
-    for key in "${keys[@]}"; do
-        [[ -n $key ]] || continue
-        entry=$(resolve_kernel "$key" <<<"$KLIST") ||
-            die 2 "unknown kernel '$key'; registered: $(labels <<<"$KLIST")"
-        grep -qxF "$entry" <<<"$selected" || selected+="$entry"$'\n'
-    done
-    KLIST=$(sort -n <<<"$selected" | sed '/^$/d')
+    KLIST=$(list_kernels "$RUNNER" "$KERNELS") || exit 2
 fi
 
-if [[ -n $LOG_DIR ]]; then
+if ((DRY_RUN)); then
+    :  # writes no logs
+elif [[ -n $LOG_DIR ]]; then
     mkdir -p "$LOG_DIR" || die 2 "cannot create $LOG_DIR"
     KEEP_LOGS=1
 else
@@ -100,15 +99,20 @@ passed=0
 failed=0
 not_run=0
 failures=()
-# run_one TOOL NUMBER NAME SHAPE [extra compute-sanitizer args...]
+# run_one TOOL NUMBER NAME LABEL SHAPE [extra compute-sanitizer args...]
 run_one() {
-    local tool=$1 number=$2 name=$3 shape=$4
-    shift 4
-    local lbl log rc verdict
-    lbl=$(label "$number" "$name")
+    local tool=$1 number=$2 name=$3 lbl=$4 shape=$5
+    shift 5
+    local log rc verdict
     log="$LOG_DIR/${tool}_${lbl}_${shape//,/x}.log"
     local cmd=("$SAN" --tool "$tool" --error-exitcode 9 "$@"
                "$RUNNER" --kernel "$number" --size "$shape" --warmup 0 --reps 1)
+    if ((DRY_RUN)); then
+        printf '%-10s %-24s %-12s ' "$tool" "$lbl" "${shape//,/x}"
+        printf '%q ' "${cmd[@]}"
+        echo
+        return
+    fi
     {
         printf '%q ' "${cmd[@]}"
         echo
@@ -126,8 +130,8 @@ run_one() {
     if [[ $verdict == OK ]] && grep -Eq 'ERROR SUMMARY: [1-9]' "$log"; then
         verdict="FAIL (compute-sanitizer found errors)"
     fi
-    # A kernel the runner did not launch (N/A: steps 11 and 12 on a GPU of compute capability other
-    # than 9.0, a shape its can_implement refuses) was not checked: say so rather than OK.
+    # A kernel the runner did not launch (N/A: one that needs sm_90a on a GPU of compute capability
+    # other than 9.0, a shape its can_implement refuses) was not checked: say so rather than OK.
     local reason
     reason=$(sed -nE "s/^ *$number +$name .* N\/A \((.*)\) *\$/\1/p" "$log" | head -1)
     if [[ $verdict == OK && -n $reason ]]; then
@@ -144,24 +148,22 @@ run_one() {
     fi
 }
 
-echo "$PROG: $(basename "$SAN"), runner $RUNNER, logs in $LOG_DIR" >&2
-while read -r number name tuning; do
+((DRY_RUN)) || echo "$PROG: $(basename "$SAN"), runner $RUNNER, logs in $LOG_DIR" >&2
+while read -r number name lbl _ functions _; do
     for shape in "${MEMCHECK_SHAPES[@]}"; do
-        run_one memcheck "$number" "$name" "$shape"
+        run_one memcheck "$number" "$name" "$lbl" "$shape"
     done
-    if ((number >= RACE_FROM)); then
-        # Instrument only the kernel under test: its __global__ function is sgemm_NN_<name>. A tuning
-        # variant (100+) may reuse its step's function under another name, so it gets no filter.
-        filter=()
-        [[ ${tuning:-0} == 1 ]] || filter=(--kernel-name "kns=$(printf 'sgemm_%02d_' "$number")")
-        for tool in racecheck synccheck; do
-            for shape in "${RACE_SHAPES[@]}"; do
-                run_one "$tool" "$number" "$name" "$shape" ${filter[@]+"${filter[@]}"}
-            done
+    # Ours only (cuBLAS has no functions of ours), instrumenting only the kernel under test: its
+    # __global__ functions, a tuning variant's being its step's.
+    [[ $functions != - ]] || continue
+    for tool in racecheck synccheck; do
+        for shape in "${RACE_SHAPES[@]}"; do
+            run_one "$tool" "$number" "$name" "$lbl" "$shape" --kernel-name "kns=$functions"
         done
-    fi
+    done
 done <<<"$KLIST"
 
+((!DRY_RUN)) || exit 0
 if ((failed)); then
     echo "$PROG: logs of the failed runs:" >&2
     printf '  %s\n' "${failures[@]}" >&2

@@ -32,12 +32,13 @@ DEFAULT_IRREGULAR = [
 # --quick: a short smoke-test sweep that still has the 4096^3 headline size.
 QUICK_SIZES = [(256, 256, 256), (1024, 1024, 1024), (4096, 4096, 4096), (4095, 4097, 4093), (4096, 64, 4096)]
 
-# Default caps for the slow early steps: kernel -> cap edge.
-DEFAULT_CAPS = {1: 2048, 2: 4096}
+# Default caps for the slow first kernels: kernel name -> cap edge. By name, so that renumbering the
+# steps moves no cap; a name the registry no longer has caps nothing.
+DEFAULT_CAPS = {"naive": 2048, "coalesced": 4096}
 
 HEADLINE = (4096, 4096, 4096)
 
-CUBLAS = 0
+CUBLAS = 0  # the registry's number for cuBLAS, the reference every step is timed against
 
 
 class ResultsError(Exception):
@@ -94,36 +95,90 @@ def cap_allows(size, cap) -> bool:
 
 
 def parse_kernel_list(text: str) -> tuple[list[dict], int]:
-    """Parses `sgemm_runner --list --json -`: (the kernels sorted by number, the number tuning
-    variants start at). Tuning variants (-DSGEMM_TUNING=ON builds) are left out of the default
-    sweep and the README tables; the runner's registry is the one place that number lives."""
+    """Parses `sgemm_runner --list [--kernel KEYS] --json -`: (the kernels sorted by number, the number
+    tuning variants start at). Every key the runner lists is kept (scripts/bench stores them as the
+    results' "kernels": step, functions, tunable, ...); the few the scripts read get defaults for a
+    runner that lists fewer. The runner's registry is the one place these facts live."""
     try:
         doc = json.loads(text)
-        kernels = [{"number": int(k["number"]), "name": str(k["name"]), "idea": str(k.get("idea", "")),
-                    "precision": str(k.get("precision", "fp32")), "requirements": k.get("requirements", {}),
-                    "tuning_variant": bool(k.get("tuning_variant", False))} for k in doc["kernels"]]
+        kernels = []
+        for k in doc["kernels"]:
+            k = dict(k, number=int(k["number"]), name=str(k["name"]))
+            for key, default in (("idea", ""), ("precision", "fp32"), ("requirements", {}),
+                                 ("tuning_variant", False)):
+                k.setdefault(key, default)
+            kernels.append(k)
         tuning_from = int(doc["tuning_from"])
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise ResultsError(f"unexpected output of 'sgemm_runner --list --json -': {e}") from None
     kernels.sort(key=lambda k: k["number"])
     return kernels, tuning_from
 
 
-def label(number: int, name: str) -> str:
-    return f"{number:02d}_{name}"
+def kernel_number(k: dict) -> str:
+    """'07', '10', '1200': a kernel's number as the tables and labels write it."""
+    return f"{k['number']:02d}"
 
 
-def resolve_kernel(key: str, kernels: list[dict]) -> dict:
-    """Kernel by number ('7', '07'), name ('warptiling') or label ('07_warptiling'), like the runner does."""
-    key = key.strip()
-    for k in kernels:
-        if key.isdigit():
-            if int(key) == k["number"]:
-                return k
-        elif key in (k["name"], label(k["number"], k["name"])):
-            return k
-    known = ", ".join(label(k["number"], k["name"]) for k in kernels) or "(none)"
-    raise ResultsError(f"unknown kernel '{key}'; registered kernels: {known}")
+def label(k: dict) -> str:
+    """'07_warptiling': the registry's label, or (a kernel known from result rows only) the same made
+    from its number and name."""
+    return k.get("label") or f"{kernel_number(k)}_{k['name']}"
+
+
+def kernels_of(doc: dict) -> list[dict]:
+    """The kernels a results file knows, sorted by number: its "kernels" (the registry, in a file of
+    scripts/bench) and every kernel only its rows name (a runner JSON has no registry)."""
+    info = {int(k["number"]): dict(k) for k in doc.get("kernels") or []}
+    for r in doc["results"]:
+        info.setdefault(r["kernel"], {"number": r["kernel"], "name": r["name"], "idea": ""})
+    return [info[n] for n in sorted(info)]
+
+
+def resolve_kernels(keys, kernels: list[dict]) -> list[dict]:
+    """The kernels that `keys` (a string or a list of strings) select among `kernels`, in the order
+    named, each once. The runner's grammar: a number ('7', '07'), a name ('warptiling'), a label
+    ('07_warptiling'), comma lists, and 'all' (here every kernel but cuBLAS: the scripts show cuBLAS as
+    the reference in any case). For scripts that read a results file and have no runner at hand; with
+    a runner, `sgemm_runner --list --kernel KEYS --json -` resolves instead."""
+    names = [keys] if isinstance(keys, str) else list(keys or [])
+    chosen = []
+    for key in (part.strip() for group in names for part in group.split(",")):
+        if not key:
+            continue
+        if key == "all":
+            found = [k for k in kernels if k["number"] != CUBLAS]
+        else:
+            found = [k for k in kernels
+                     if (int(key) == k["number"] if key.isdigit() else key in (k["name"], label(k)))][:1]
+        if not found:
+            known = ", ".join(label(k) for k in kernels) or "(none)"
+            raise ResultsError(f"unknown kernel '{key}'; known kernels: {known}")
+        chosen += [k for k in found if k not in chosen]
+    return chosen
+
+
+def tuned_kernel(docs: list[dict], key: str | None = None) -> dict:
+    """The kernel whose `--tune` candidates (rows with "tune_candidate") the runner JSONs `docs` hold:
+    the one named by `key`, or the only one there is. ResultsError when there is none, or several and
+    no key."""
+    kernels = kernels_of({"kernels": [k for d in docs for k in d.get("kernels") or []],
+                          "results": [r for d in docs for r in d["results"]]})
+    tuned = [k for k in kernels if any(r["kernel"] == k["number"] and r.get("tune_candidate")
+                                       for d in docs for r in d["results"])]
+    if key is not None:
+        chosen = resolve_kernels(key, kernels)
+        if len(chosen) != 1:
+            raise ResultsError(f"--kernel {key}: selects {len(chosen)} kernels; name one")
+        if chosen[0] not in tuned:
+            raise ResultsError(f"--kernel {key}: {label(chosen[0])} has no --tune candidate rows here")
+        return chosen[0]
+    if not tuned:
+        raise ResultsError("no rows with \"tune_candidate\": true (run sgemm_runner with --tune)")
+    if len(tuned) > 1:
+        raise ResultsError("--tune candidates of several kernels (" + ", ".join(label(k) for k in tuned)
+                           + "): pick one with --kernel")
+    return tuned[0]
 
 
 # ---------------------------------------------------------------- results files

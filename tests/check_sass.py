@@ -3,16 +3,14 @@
 
 Each step's lesson must be visible in the machine code:
   - no sgemm_* kernel touches local memory (LDL/STL: spills or a dynamically indexed register array);
-  - sgemm_06_* loads global memory with LDG.E.128 and shared memory with LDS.128;
-  - sgemm_07_* .. sgemm_09_* read shared memory with LDS.128;
-  - sgemm_09_* and step 10's tile kernels copy global -> shared with LDGSTS (cp.async);
-  - step 11's GEMM sgemm_11_tma_warp_specialized loads through TMA (UTMALDG) and waits on mbarriers
-    (SYNCS.*), with no LDGSTS left;
-  - step 12's GEMM sgemm_12_3xtf32_wgmma multiplies with wgmma on tf32 operands (HGMMA.*.TF32).
-(Their operand kernels, sgemm_11_..._stage and sgemm_12_..._split, are held to the local-memory rule only.)
-Steps 11 and 12 are checked in their sm_90 (or sm_90a) code only: where a kernel has code for older
-GPUs alone there is no TMA or wgmma to show, so its checks are skipped with a note. A kernel that a
-check names but the binary lacks altogether fails the test.
+  - each kernel's registration names what its functions must show and must not show (KernelSpec::sass in
+    kernels/common/registry.h: 16-byte loads, cp.async, TMA, mbarriers, wgmma ...). This script reads
+    them from the checked binary, `sgemm_runner --list --json -`, and owns the vocabulary: FEATURES
+    below maps each feature's name to an instruction pattern.
+A check applies to the code for the SMs the kernel's requirements allow (min_cc, needs_sm90a): where a
+kernel has code for older GPUs alone there is no TMA or wgmma to show, so its checks are skipped with a
+note. A kernel that a check names but the binary lacks altogether fails the test, as does a feature
+outside the vocabulary.
 cuobjdump and nvdisasm come with a full CUDA toolkit. Where the toolkit lacks them,
 scripts/test installs PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (pinned, one
 release, in scripts/requirements.txt) into a virtual environment under the build
@@ -21,6 +19,7 @@ directory and runs this script with that environment's Python. Since CUDA 13.3,
 it finds there. A missing tool fails the test with one line saying how to get it.
 """
 import glob
+import json
 import os
 import re
 import shutil
@@ -28,29 +27,15 @@ import subprocess
 import sys
 import sysconfig
 
-# (kernel, instruction regex, what it shows). kernel: a step's prefix ending in '_' (sgemm_06_: every
-# kernel of step 06) or one whole kernel name (sgemm_11_tma_warp_specialized: the GEMM, not its
-# operand-staging helper sgemm_11_tma_warp_specialized_stage).
-REQUIRED = [
-    ("sgemm_06_", r"\bLDG\.E\.128\b", "16-byte global loads"),
-    ("sgemm_06_", r"\bLDS\.128\b", "16-byte shared loads"),
-    ("sgemm_07_", r"\bLDS\.128\b", "16-byte shared loads"),
-    ("sgemm_08_", r"\bLDS\.128\b", "16-byte shared loads"),
-    ("sgemm_09_", r"\bLDS\.128\b", "16-byte shared loads"),
-    ("sgemm_09_", r"\bLDGSTS\b", "cp.async global->shared copies"),
-    ("sgemm_10_every_shape_tile", r"\bLDS\.128\b", "16-byte shared loads"),
-    ("sgemm_10_every_shape_tile", r"\bLDGSTS\b", "cp.async global->shared copies"),
-    ("sgemm_11_tma_warp_specialized", r"\bUTMALDG\b", "TMA tensor loads (cp.async.bulk.tensor)"),
-    ("sgemm_11_tma_warp_specialized", r"\bSYNCS\b", "mbarrier arrive/wait"),
-    ("sgemm_12_3xtf32_wgmma", r"\bHGMMA\.\S*\.TF32\b", "wgmma with tf32 operands"),
-]
-# (kernel as in REQUIRED, instruction regex, why it must not be there)
-ABSENT = [
-    ("sgemm_11_tma_warp_specialized", r"\bLDGSTS\b", "cp.async copies: step 11 loads through TMA"),
-]
-# Checks of these prefixes apply to SASS for this SM or newer only (TMA, mbarrier tx-counts and wgmma
-# are sm_90 features; a kernel compiled for sm_80 too would have a stub there).
-MIN_SM = {"sgemm_11_": 90, "sgemm_12_": 90}
+# The features a registration may name: name -> (instruction regex, what it shows).
+FEATURES = {
+    "LDG.128": (r"\bLDG\.E\.128\b", "16-byte global loads"),
+    "LDS.128": (r"\bLDS\.128\b", "16-byte shared loads"),
+    "LDGSTS": (r"\bLDGSTS\b", "cp.async global->shared copies"),
+    "UTMALDG": (r"\bUTMALDG\b", "TMA tensor loads (cp.async.bulk.tensor)"),
+    "SYNCS": (r"\bSYNCS\b", "mbarrier arrive/wait"),
+    "HGMMA.TF32": (r"\bHGMMA\.\S*\.TF32\b", "wgmma with tf32 operands"),
+}
 FORBIDDEN = [(r"\b(LDL|STL)(\.\S+)?\b", "local memory (spills)")]
 
 
@@ -133,6 +118,36 @@ def shown(pattern):
     return pattern.replace(r"\b", "").replace(r"\S*", "*").replace("\\", "")
 
 
+def registry_checks(binary):
+    """The SASS checks the registry of `binary` names, from `binary --list --json -`: a list of
+    (functions, minimum SM, required features, absent features, kernel label) and a list of failures
+    (features outside FEATURES). Exits where the binary prints no registry."""
+    command = f"{binary} --list --json -"
+    try:
+        proc = subprocess.run([binary, "--list", "--json", "-"], capture_output=True, text=True)
+        kernels = json.loads(proc.stdout)["kernels"]
+        checks, failures = [], []
+        for k in kernels:
+            sass = k.get("sass")
+            if not sass:
+                continue
+            req = k["requirements"]
+            min_sm = max(req["min_cc"], 90 if req["needs_sm90a"] else 0)  # sm_90a code runs on sm_90 only
+            for feature in sass["required"] + sass["absent"]:
+                if feature not in FEATURES:
+                    failures.append(f"{k['label']}: its registration names SASS feature '{feature}', which "
+                                    f"check_sass.py does not know (known: {', '.join(FEATURES)})")
+            checks.append((sass["functions"], min_sm, [f for f in sass["required"] if f in FEATURES],
+                           [f for f in sass["absent"] if f in FEATURES], k["label"]))
+    except OSError as e:
+        sys.exit(f"check_sass: FAIL: cannot run {command} ({e})")
+    except (ValueError, KeyError, TypeError) as e:
+        status = f"exit {proc.returncode}" + (f", {proc.stderr.strip().splitlines()[-1]}" if proc.stderr.strip() else "")
+        sys.exit(f"check_sass: FAIL: '{command}' printed no kernel registry ({status}; {type(e).__name__} {e}): "
+                 "check_sass.py checks sgemm_runner, whose registry names each kernel's SASS checks")
+    return checks, failures
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: check_sass.py BINARY")
@@ -140,26 +155,26 @@ def main():
     if not cuobjdump:
         sys.exit(f"check_sass: FAIL: cuobjdump not found (the CUDA toolkit here has none): {HOW_TO_GET}")
     nvdisasm = find_tool("nvdisasm")
+    checks, failures = registry_checks(sys.argv[1])
     functions = kernels_sass(sys.argv[1], cuobjdump, nvdisasm)
     # Mangled names contain the plain name, e.g. _ZN..sgemm_06_vectorized...
     ours = {key: "\n".join(body) for key, body in functions.items() if "sgemm_" in key[0]}
     if not ours:
         sys.exit("check_sass: no sgemm_* kernels found in " + sys.argv[1])
     several_archs = len({arch for _, arch in ours}) > 1
-    # Every step the checks name must be in the binary (one failure per missing prefix).
-    missing = [p for p in dict.fromkeys(e[0] for e in REQUIRED + ABSENT) if not any(named(p, n) for n, _ in ours)]
-    failures = [f"no kernel named {p}{'*' if p.endswith('_') else ''} in the binary" for p in missing]
-    notes, checked = [], len(missing)
+    # Every kernel the checks name must be in the binary (one failure per missing name).
+    missing = [c[0] for c in checks if not any(named(c[0], n) for n, _ in ours)]
+    failures += [f"no kernel named {p}{'*' if p.endswith('_') else ''} in the binary" for p in missing]
+    notes, checked = [], len(failures)
 
     def label(key):
         return f"{key[0]} ({key[1]})" if several_archs else key[0]
 
-    def matching(prefix):
+    def matching(prefix, min_sm):
         """The kernels `prefix` names, in the archs its checks apply to (a note where there are none)."""
         found = {k: sass for k, sass in ours.items() if named(prefix, k[0])}
         if not found:  # failed above
             return {}
-        min_sm = max((sm for p, sm in MIN_SM.items() if prefix.startswith(p)), default=0)
         usable = {k: sass for k, sass in found.items() if sm_number(k[1]) >= min_sm}
         if not usable:
             note = f"{prefix}: no sm_{min_sm} code in this binary (built for " \
@@ -168,17 +183,20 @@ def main():
                 notes.append(note)
         return usable
 
-    for prefix, pattern, what in REQUIRED:
-        for key, sass in matching(prefix).items():
-            checked += 1
-            if not re.search(pattern, sass):
-                failures.append(f"{label(key)}: no {shown(pattern)} ({what})")
-    for prefix, pattern, what in ABSENT:
-        for key, sass in matching(prefix).items():
-            checked += 1
-            hits = re.findall(pattern, sass)
-            if hits:
-                failures.append(f"{label(key)}: {len(hits)} {shown(pattern)} ({what})")
+    for prefix, min_sm, required, absent, owner in checks:
+        for key, sass in matching(prefix, min_sm).items():
+            for feature in required:
+                pattern, what = FEATURES[feature]
+                checked += 1
+                if not re.search(pattern, sass):
+                    failures.append(f"{label(key)}: no {shown(pattern)} ({what})")
+            for feature in absent:
+                pattern, what = FEATURES[feature]
+                checked += 1
+                hits = re.findall(pattern, sass)
+                if hits:
+                    failures.append(f"{label(key)}: {len(hits)} {shown(pattern)} ({what}; {owner}'s registration "
+                                    "says none)")
     for key, sass in ours.items():
         for pattern, what in FORBIDDEN:
             checked += 1

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cli.h"
 
@@ -158,26 +161,82 @@ TEST(ParseOptions, UnknownInitListsValidNames) {
     EXPECT_THROW(select_distributions({"wide,,tiny"}), UsageError);
 }
 
+namespace {
+// The first two steps after cuBLAS: the resolver's tests name no step.
+const KernelInfo& first_step() { return registry().at(1); }
+const KernelInfo& second_step() { return registry().at(2); }
+}  // namespace
+
 TEST(SelectKernels, AllNumbersNamesAndLists) {
     const auto all = select_kernels({"all"});
-    ASSERT_FALSE(all.empty());
-    for (const KernelInfo* k : all) EXPECT_NE(k->number, 0) << "cuBLAS is the baseline, not a selectable step";
-    const auto two = select_kernels({"2,naive", "01_naive"});
-    ASSERT_EQ(two.size(), 2u);
-    EXPECT_EQ(two[0]->number, 1);
-    EXPECT_EQ(two[1]->number, 2);
+    ASSERT_EQ(all.size(), registry().size() - 1);
+    for (const KernelInfo* k : all) EXPECT_NE(k->spec.number, 0) << "cuBLAS is the baseline, not a selectable step";
+    const KernelInfo &a = first_step(), &b = second_step();
+    // A number, a name and a label, in a comma list and repeated: registry order, no duplicates.
+    const auto two = select_kernels({std::to_string(b.spec.number) + "," + a.name, a.label()});
+    EXPECT_EQ(two, (std::vector<const KernelInfo*>{&a, &b}));
+    EXPECT_EQ(select_kernels({"0" + std::to_string(a.spec.number)}), std::vector<const KernelInfo*>{&a});
     EXPECT_TRUE(select_kernels({"0"}).empty());
+    EXPECT_TRUE(select_kernels({"cublas"}).empty());
 }
 
 TEST(SelectKernels, UnknownKernelListsValidOnes) {
     try {
-        select_kernels({"1,nonexistent"});
+        select_kernels({first_step().name + ",nonexistent"});
         FAIL();
     } catch (const UsageError& e) {
         const std::string msg = e.what();
-        EXPECT_NE(msg.find("nonexistent"), std::string::npos);
-        EXPECT_NE(msg.find("naive"), std::string::npos) << "the message lists the valid kernels";
+        EXPECT_NE(msg.find("unknown kernel 'nonexistent'"), std::string::npos) << msg;
+        EXPECT_NE(msg.find(first_step().name), std::string::npos) << "the message lists the valid kernels";
     }
     EXPECT_THROW(select_kernels({"12345"}), UsageError);
     EXPECT_THROW(select_kernels({""}), UsageError);
+}
+
+// --list --kernel KEYS: what --kernel selects, cuBLAS included where named, with the same errors.
+TEST(ResolveKernels, ListsWhatTheKeysNameCublasIncludedWhereNamed) {
+    const KernelInfo& cublas = registry().front();
+    const KernelInfo &a = first_step(), &b = second_step();
+    EXPECT_EQ(resolve_kernels({"all"}).size(), registry().size());
+    EXPECT_EQ(resolve_kernels({"0"}), std::vector<const KernelInfo*>{&cublas});
+    EXPECT_EQ(resolve_kernels({"cublas," + a.label()}), (std::vector<const KernelInfo*>{&cublas, &a}));
+    EXPECT_EQ(resolve_kernels({b.label() + "," + std::to_string(a.spec.number), a.name}),
+              (std::vector<const KernelInfo*>{&a, &b}));
+    for (const char* bad : {"nonexistent", "", "12345"}) {
+        std::string resolve_error, select_error;
+        try {
+            resolve_kernels({bad});
+        } catch (const UsageError& e) {
+            resolve_error = e.what();
+        }
+        try {
+            select_kernels({bad});
+        } catch (const UsageError& e) {
+            select_error = e.what();
+        }
+        EXPECT_NE(resolve_error, "") << "'" << bad << "' was resolved";
+        EXPECT_EQ(resolve_error, select_error) << "--list --kernel and a run say the same about '" << bad << "'";
+    }
+}
+
+TEST(KernelList, OnlyTheSelectedKernels) {
+    const KernelInfo &a = first_step(), &b = second_step();
+    EXPECT_EQ(kernel_list(), kernel_list({"all"}));
+    std::istringstream lines(kernel_list({a.label() + "," + b.name}));
+    std::string line;
+    for (const KernelInfo* k : {&a, &b}) {
+        ASSERT_TRUE(std::getline(lines, line));
+        EXPECT_TRUE(line.substr(line.find_first_not_of(' ')).starts_with(std::to_string(k->spec.number) + "  " + k->name))
+            << line;
+    }
+    EXPECT_FALSE(std::getline(lines, line)) << "one line too many: " << line;
+
+    const nlohmann::json j = nlohmann::json::parse(kernel_list_json({std::to_string(b.spec.number), "cublas"}));
+    ASSERT_EQ(j["kernels"].size(), 2u);
+    EXPECT_EQ(j["kernels"][0]["number"], 0);
+    EXPECT_EQ(j["kernels"][1]["label"], b.label());
+    EXPECT_EQ(j["tuning_from"], kTuningFrom);
+    EXPECT_EQ(nlohmann::json::parse(kernel_list_json())["kernels"].size(), registry().size());
+    EXPECT_THROW(kernel_list_json({"nonexistent"}), UsageError);
+    EXPECT_THROW(kernel_list({"nonexistent"}), UsageError);
 }

@@ -17,6 +17,7 @@
 #include "common/registry.h"
 #include "device_buffer.h"
 #include "device_info.h"
+#include "gpu_test.h"
 #include "problem.h"
 
 using namespace sgemm;
@@ -24,18 +25,16 @@ using namespace sgemm;
 namespace sgemm {
 // gtest prints a test's parameters with this (found by ADL) instead of as raw bytes.
 void PrintTo(Distribution d, std::ostream* os) { *os << to_string(d); }
+void PrintTo(Verdict v, std::ostream* os) { *os << to_string(v); }
 }  // namespace sgemm
 
 namespace {
 
-bool have_gpu() {
-    static const bool present = usable_device_count() > 0;
-    return present;
-}
-
-#define SKIP_WITHOUT_GPU()                                                                    \
-    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: GPU test skipped (it runs " \
-                                     "on a machine with an NVIDIA GPU)"
+// Skips (with the reason) kernel `k` where this GPU cannot run it; a macro, as GTEST_SKIP must be
+// called from the test body.
+#define SKIP_UNLESS_RUNNABLE(k)                                                               \
+    if (const std::string why = (k).unmet_requirements(compute_capability(0)); !why.empty()) \
+    GTEST_SKIP() << (k).label() << ": " << why
 
 // Fresh inputs on every run; the seed is printed with any failure to reproduce it.
 std::uint64_t run_seed() {
@@ -64,6 +63,12 @@ std::string describe(const CheckResult& c, int K) {
            " elements written outside the C view";
 }
 
+// A result of `k` is right when the runner would not call it FAIL: PASS, or TF32 for a TF32-only
+// experiment (verdict() in runner/verify.h).
+void expect_right(const KernelInfo& k, const CheckResult& c, int K) {
+    EXPECT_NE(verdict(c, K, k.spec.precision), Verdict::kFail) << describe(c, K);
+}
+
 // Checked run of `k` on one problem (skipped, and reported unless a tuning variant, when `k`
 // cannot implement it).
 void check_one(const KernelInfo& k, Problem& p) {
@@ -74,28 +79,16 @@ void check_one(const KernelInfo& k, Problem& p) {
         return;
     }
     p.run_once(k);
-    const CheckResult c = p.verify();
-    if (k.precision == Precision::kTf32) {
-        // A TF32-only experiment: right to TF32's accuracy.
-        EXPECT_TRUE(c.outside_writes == 0 && passes_tf32(c.stats, p.size().K)) << describe(c, p.size().K);
-        return;
-    }
-    EXPECT_TRUE(c.pass) << describe(c, p.size().K);
+    expect_right(k, p.verify(), p.size().K);
 }
 
-class Kernel : public testing::TestWithParam<const KernelInfo*> {
-protected:
-    // Skips (with the reason) a kernel this GPU cannot run; GTEST_SKIP must be called from the test body.
-    std::string unmet() const {
-        return GetParam()->unmet_requirements(compute_capability(0));
-    }
-};
+class Kernel : public testing::TestWithParam<const KernelInfo*> {};
 
 TEST_P(Kernel, CorrectOnEveryShapeAndScalars) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
-    if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
-    std::uint64_t seed = run_seed() ^ (std::uint64_t(k.number) << 48);
+    SKIP_UNLESS_RUNNABLE(k);
+    std::uint64_t seed = run_seed() ^ (std::uint64_t(k.spec.number) << 48);
     for (const Size& s : kShapes)
         for (const auto& [alpha, beta] : kScalars) {
             SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " alpha "
@@ -111,10 +104,10 @@ TEST_P(Kernel, CorrectOnEveryShapeAndScalars) {
 TEST_P(Kernel, CorrectOnPaddedAndUnalignedViews) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
-    if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
+    SKIP_UNLESS_RUNNABLE(k);
     const Size shapes[] = {{3, 5, 7},     {17, 33, 65},    {127, 129, 131}, {255, 257, 129},
                            {33, 4097, 17}, {256, 256, 256}, {1, 33, 17},     {1, 4096, 1000}};
-    std::uint64_t seed = run_seed() ^ (std::uint64_t(k.number) << 40);
+    std::uint64_t seed = run_seed() ^ (std::uint64_t(k.spec.number) << 40);
     int i = 0;
     for (const Size& s : shapes)
         for (int pad : {0, 1, 3})
@@ -132,7 +125,7 @@ TEST_P(Kernel, CorrectOnPaddedAndUnalignedViews) {
 TEST_P(Kernel, CorrectOnTallAndWideMatrices) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
-    if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
+    SKIP_UNLESS_RUNNABLE(k);
     constexpr int kLong = 65535 * 128 + 257;
     for (const Size& s : {Size{kLong, 3, 5}, Size{3, kLong, 5}}) {
         SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K);
@@ -146,7 +139,7 @@ TEST_P(Kernel, CorrectOnTallAndWideMatrices) {
 TEST_P(Kernel, DeterministicRunToRun) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
-    if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
+    SKIP_UNLESS_RUNNABLE(k);
     // Deep K (split-K), a matrix-vector product each way (GEMV, M == 1 with its K split), a
     // square whose last round of tiles is partial (the tail split), skinny M with B's rows aligned
     // and not, split over K (the last block of a column range reduces) on a padded, unaligned view
@@ -168,12 +161,9 @@ TEST_P(Kernel, DeterministicRunToRun) {
         if (!k.can_implement(p.args()).empty()) continue;
         std::vector<Launcher> launchers{launcher_of(k, p.args())};
         std::vector<std::string> names{k.describe(p.args())};
-        if (k.candidates_fn)
-            for (const Candidate& c : k.candidates_fn(p.args())) {
-                const auto fn = k.launch_candidate;
-                const int id = c.id;
-                launchers.push_back({[fn, id](const GemmArgs& a, void* ws, cudaStream_t st) { fn(a, id, ws, st); },
-                                     c.workspace_bytes});
+        if (k.spec.candidates)
+            for (const Candidate& c : k.spec.candidates(p.args())) {
+                launchers.push_back(launcher_of(k, c));
                 names.push_back(c.description);
             }
         for (std::size_t i = 0; i < launchers.size(); ++i) {
@@ -181,8 +171,7 @@ TEST_P(Kernel, DeterministicRunToRun) {
                                             << tc.layout.ld_pad << " offset " << tc.layout.offset << " config "
                                             << names[i]);
             p.run_once(launchers[i]);
-            const CheckResult c = p.verify();
-            EXPECT_TRUE(c.pass) << describe(c, s.K);
+            expect_right(k, p.verify(), s.K);
             const std::vector<float> first = p.output();
             p.run_once(launchers[i]);
             const std::vector<float> second = p.output();
@@ -206,8 +195,7 @@ TEST_P(KernelOnInputs, CorrectOnEveryDistribution) {
     SKIP_WITHOUT_GPU();
     const auto [kernel, init] = GetParam();
     const KernelInfo& k = *kernel;
-    if (const std::string why = k.unmet_requirements(compute_capability(0)); !why.empty())
-        GTEST_SKIP() << k.label() << ": " << why;
+    SKIP_UNLESS_RUNNABLE(k);
     struct Case {
         Size size;
         Layout layout;
@@ -217,7 +205,7 @@ TEST_P(KernelOnInputs, CorrectOnEveryDistribution) {
                           {{1, 257, 3}, {}, false},      {{255, 127, 7}, {}, false},
                           {{257, 129, 33}, {}, true},    {{256, 256, 16384}, {}, false},
                           {{1000, 999, 997}, {3, 1}, true},  {{2200, 2100, 100}, {1, 1}, false}};
-    std::uint64_t seed = run_seed() ^ (std::uint64_t(k.number) << 48) ^ (std::uint64_t(init) << 40);
+    std::uint64_t seed = run_seed() ^ (std::uint64_t(k.spec.number) << 48) ^ (std::uint64_t(init) << 40);
     for (const Case& c : cases)
         for (const auto [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{2.0f, 0.5f}, std::pair{-1.25f, 0.75f}}) {
             if (alpha == -1.25f && !c.third_pair) continue;
@@ -251,7 +239,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_P(Kernel, CorrectWhereRowsAndColumnsSpanMoreThan2To100) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
-    if (const std::string why = unmet(); !why.empty()) GTEST_SKIP() << k.label() << ": " << why;
+    SKIP_UNLESS_RUNNABLE(k);
     constexpr int M = 3, N = 2, K = 40;  // K large enough for step 12's tensor-core path
     const float x = std::ldexp(1.2345678f, -125);
     std::vector<float> a(M * K, 0.0f), b(K * N, 0.0f);
@@ -274,7 +262,7 @@ TEST_P(Kernel, CorrectWhereRowsAndColumnsSpanMoreThan2To100) {
     if (const std::string why = k.can_implement(args); !why.empty()) GTEST_SKIP() << why;
     DeviceBuffer<char> ws(std::max<std::size_t>(k.workspace_bytes(args), 1));
     check(cudaMemset(ws.get(), 0xFF, ws.bytes()));
-    k.launch(args, ws.get(), nullptr);
+    k.spec.launch(args, ws.get(), nullptr);
     check(cudaGetLastError());
     check(cudaDeviceSynchronize());
     std::vector<float> c(M * N);
@@ -301,7 +289,7 @@ TEST(GpuProblem, WritesOutsideTheViewFail) {
     p.run_once(*cublas);
     ASSERT_TRUE(p.verify().pass);
     const Launcher sloppy{[cublas](const GemmArgs& a, void* ws, cudaStream_t st) {
-                              cublas->launch(a, ws, st);
+                              cublas->spec.launch(a, ws, st);
                               const float one = 1.0f;  // C[0][N]: the first padding element of row 0
                               check(cudaMemcpyAsync(a.C + a.N, &one, sizeof one, cudaMemcpyHostToDevice, st));
                           },
@@ -318,7 +306,7 @@ TEST(GpuProblem, UnwrittenWorkspaceIsPoisoned) {
     Problem p({16, 16, 16}, 1.0f, 0.0f, run_seed(), true);
     const KernelInfo* cublas = find_kernel("0");
     const Launcher reads_workspace{[cublas](const GemmArgs& a, void* ws, cudaStream_t st) {
-                                       cublas->launch(a, ws, st);
+                                       cublas->spec.launch(a, ws, st);
                                        // C[0][0] += ws[0]: a "split-K reduction" of a partial nobody wrote
                                        check(cudaMemcpyAsync(a.C, ws, sizeof(float), cudaMemcpyDeviceToDevice, st));
                                    },

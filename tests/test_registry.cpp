@@ -17,54 +17,130 @@ TEST(Registry, NumbersAndNamesAreUniqueAndSorted) {
     std::set<std::string> names;
     int previous = -1;
     for (const auto& k : registry()) {
-        EXPECT_TRUE(numbers.insert(k.number).second) << k.label();
+        EXPECT_TRUE(numbers.insert(k.spec.number).second) << k.label();
         EXPECT_TRUE(names.insert(k.name).second) << k.label();
-        EXPECT_GT(k.number, previous);
-        previous = k.number;
+        EXPECT_GT(k.spec.number, previous);
+        previous = k.spec.number;
         EXPECT_TRUE(std::regex_match(k.name, std::regex("[a-z0-9_x]+"))) << k.name;
-        EXPECT_FALSE(k.idea.empty()) << k.label();
-        EXPECT_NE(k.launch, nullptr) << k.label();
+        EXPECT_STRNE(k.spec.idea, "") << k.label();
+        EXPECT_NE(k.spec.launch, nullptr) << k.label();
     }
 }
 
-TEST(Registry, ZeroIsCublasAndTheFirstStepsAreThere) {
+TEST(Registry, ZeroIsCublasAndEveryKernelIsFoundByNumberNameAndLabel) {
     ASSERT_GE(registry().size(), 3u);
-    EXPECT_EQ(registry().front().number, 0);
+    EXPECT_EQ(registry().front().spec.number, 0);
     EXPECT_EQ(registry().front().name, "cublas");
-    ASSERT_NE(find_kernel("1"), nullptr);
-    EXPECT_EQ(find_kernel("1")->name, "naive");
-    ASSERT_NE(find_kernel("02_coalesced"), nullptr);
-    EXPECT_EQ(find_kernel("coalesced")->number, 2);
-    EXPECT_EQ(find_kernel("02")->number, 2);
+    for (const auto& k : registry()) {
+        const std::string number = std::to_string(k.spec.number);
+        EXPECT_EQ(find_kernel(number), &k) << number;
+        if (number.size() == 1) EXPECT_EQ(find_kernel("0" + number), &k) << "0" << number;  // "07", as labels write it
+        EXPECT_EQ(find_kernel(k.name), &k) << k.name;
+        EXPECT_EQ(find_kernel(k.label()), &k) << k.label();
+    }
     EXPECT_EQ(find_kernel("nonexistent"), nullptr);
     EXPECT_EQ(find_kernel(""), nullptr);
+    EXPECT_EQ(find_kernel("12345"), nullptr);
 }
 
 TEST(Registry, StepsAreNumberedWithoutGaps) {
     int expected = 0;
     for (const auto& k : registry()) {
         if (k.is_tuning_variant()) break;  // SGEMM_TUNING builds only
-        EXPECT_EQ(k.number, expected++) << k.label();
+        EXPECT_EQ(k.spec.number, expected++) << k.label();
     }
 }
 
 TEST(Registry, BadRegistrationIsRejected) {
-    const LaunchFn launch = registry().front().launch;
+    const LaunchFn launch = registry().front().spec.launch;
     EXPECT_THROW(Registration({.number = 1, .name = "another_naive", .idea = "dup", .launch = launch}),
                  std::logic_error);
     EXPECT_THROW(Registration({.number = 999999, .name = "naive", .idea = "dup", .launch = launch}), std::logic_error);
     EXPECT_THROW(Registration({.number = 999998, .name = "Bad-Name", .idea = "x", .launch = launch}),
                  std::logic_error);
     EXPECT_THROW(Registration({.number = 999997, .name = "no_launch", .idea = "x"}), std::logic_error);
+    // The new rules, each on a spec that breaks only that one: the message says which.
+    auto rejects = [&](const KernelSpec& spec, const std::string& why) {
+        try {
+            Registration{spec};
+            ADD_FAILURE() << spec.name << " was registered";
+        } catch (const std::logic_error& e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+        }
+    };
+    rejects({.number = 999996, .name = "nonexistent_step_variant", .idea = "x", .launch = launch}, "matches no step");
+    // A step number no step has, so that only the function is wrong.
+    int free_step = kTuningFrom - 1;
+    while (find_kernel(std::to_string(free_step))) --free_step;
+    const std::string own = "sgemm_" + std::to_string(free_step) + "_own";
+    rejects({.number = free_step, .name = "foreign_gemm_function", .idea = "x", .launch = launch,
+             .gemm_function = "sgemm_other"},
+            "names function 'sgemm_other'");
+    rejects({.number = free_step, .name = "foreign_sass_function", .idea = "x", .launch = launch,
+             .sass = {.functions = "sgemm_other", .required = {"LDS.128"}}},
+            "names function 'sgemm_other'");
+    rejects({.number = free_step, .name = "sass_without_features", .idea = "x", .launch = launch,
+             .sass = {.functions = own.c_str()}},
+            "no features");
+}
+
+// A tuning variant belongs to the step whose name and '_' start its name; steps belong to themselves.
+TEST(Registry, StepOfAVariantIsTheStepItsNameStartsWith) {
+    int steps = 0;
+    for (const auto& k : registry()) {
+        if (k.is_tuning_variant() || k.spec.number == 0) continue;
+        ++steps;
+        EXPECT_EQ(step_of_variant(k.name + "_variant"), &k) << k.label();
+        EXPECT_EQ(step_of_variant(k.name), nullptr) << k.label() << ": a variant's name goes on after the '_'";
+        EXPECT_EQ(step_of_variant(k.name + "variant"), nullptr) << k.label();
+    }
+    EXPECT_GT(steps, 0);
+    EXPECT_EQ(step_of_variant("cublas_variant"), nullptr) << "cuBLAS has no variants";
+    EXPECT_EQ(step_of_variant("nonexistent_variant"), nullptr);
+}
+
+// Every kernel's step, functions, GEMM function and SASS checks, as the scripts read them.
+TEST(Registry, FunctionsAndChecksAreTheStepsOwn) {
+    bool any_sass = false, any_gemm_function = false;
+    for (const auto& k : registry()) {
+        SCOPED_TRACE(k.label());
+        if (k.spec.number == 0) {  // cuBLAS: no functions of ours
+            EXPECT_EQ(k.step, 0);
+            EXPECT_EQ(k.functions(), "");
+            EXPECT_EQ(k.sass_functions(), "");
+            continue;
+        }
+        const KernelInfo* step = k.is_tuning_variant() ? step_of_variant(k.name) : &k;
+        ASSERT_NE(step, nullptr);
+        EXPECT_EQ(k.step, step->spec.number);
+        // "07_warptiling" -> "sgemm_07_": the label's number, as the __global__ functions spell it.
+        const std::string label = step->label();
+        EXPECT_EQ(k.functions(), "sgemm_" + label.substr(0, label.find('_') + 1));
+        if (k.spec.gemm_function) {
+            any_gemm_function = true;
+            EXPECT_TRUE(std::string_view(k.spec.gemm_function).starts_with(k.functions()));
+        }
+        if (step->spec.gemm_function) EXPECT_STREQ(k.spec.gemm_function, step->spec.gemm_function) << "inherited";
+        const std::string sass = k.sass_functions();
+        EXPECT_EQ(sass.empty(), k.spec.sass.required.empty() && k.spec.sass.absent.empty());
+        if (!sass.empty()) {
+            any_sass = true;
+            EXPECT_TRUE(sass.starts_with(k.functions())) << sass;
+            if (!k.spec.sass.functions)
+                EXPECT_EQ(sass, k.spec.gemm_function ? k.spec.gemm_function : k.functions());
+        }
+    }
+    EXPECT_TRUE(any_sass) << "no kernel registers SASS checks: tests/check_sass.py would check local memory only";
+    EXPECT_TRUE(any_gemm_function);
 }
 
 TEST(Registry, RequirementsDecideWhereAKernelRuns) {
     KernelInfo k;
-    k.requirements = {.min_cc = 80};
+    k.spec.requirements = {.min_cc = 80};
     EXPECT_EQ(k.unmet_requirements(90), "");
     EXPECT_EQ(k.unmet_requirements(80), "");
     EXPECT_EQ(k.unmet_requirements(75), "needs sm_80 or newer");
-    k.requirements = {.min_cc = 90, .needs_sm90a = true};
+    k.spec.requirements = {.min_cc = 90, .needs_sm90a = true};
     EXPECT_EQ(k.unmet_requirements(90), "");
     EXPECT_EQ(k.unmet_requirements(89), "needs sm_90a");
     EXPECT_EQ(k.unmet_requirements(100), "needs sm_90a") << "sm_90a code does not run on later GPUs";
@@ -91,7 +167,7 @@ TEST(Registry, EveryKernelDescribesItselfAndCheckedShapesAreImplementable) {
         // (2147482622 = 2^31 - 1026, 16777208 tiles of 128 rows on 65281 x 257 blocks), the
         // steps on 2-D grids refuse rather than overflow.
         const GemmArgs edge{2147482622, 1, 1, 1.0f, 0.0f, buffer, 1, buffer, 1, buffer, 1};
-        if (k.number >= 2 && k.number <= 8)
+        if (k.spec.number >= 2 && k.spec.number <= 8)
             EXPECT_NE(k.can_implement(edge), "") << k.label() << " accepts a shape its grid overflows on";
     }
 }
@@ -166,11 +242,22 @@ TEST(Registry, ListJsonHasEveryKernel) {
     for (std::size_t i = 0; i < registry().size(); ++i) {
         const auto& k = registry()[i];
         const auto& e = j["kernels"][i];
-        EXPECT_EQ(e["number"], k.number);
+        EXPECT_EQ(e["number"], k.spec.number);
         EXPECT_EQ(e["label"], k.label());
-        EXPECT_EQ(e["precision"], to_string(k.precision));
-        EXPECT_EQ(e["requirements"]["min_cc"], k.requirements.min_cc);
+        EXPECT_EQ(e["precision"], to_string(k.spec.precision));
+        EXPECT_EQ(e["requirements"]["min_cc"], k.spec.requirements.min_cc);
         EXPECT_EQ(e["tuning_variant"], k.is_tuning_variant());
+        EXPECT_EQ(e["step"], k.step);
+        const auto string_or_null = [](const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); };
+        EXPECT_EQ(e["functions"], string_or_null(k.functions())) << k.label();
+        EXPECT_EQ(e["gemm_function"], string_or_null(k.spec.gemm_function ? k.spec.gemm_function : "")) << k.label();
+        if (k.sass_functions().empty()) {
+            EXPECT_TRUE(e["sass"].is_null()) << k.label();
+        } else {
+            EXPECT_EQ(e["sass"]["functions"], k.sass_functions());
+            EXPECT_EQ(e["sass"]["required"], nlohmann::json(k.spec.sass.required));
+            EXPECT_EQ(e["sass"]["absent"], nlohmann::json(k.spec.sass.absent));
+        }
     }
 }
 
@@ -181,7 +268,7 @@ TEST(Registry, ListHasOneLinePerKernelStartingWithItsNumber) {
     size_t lines = 0;
     for (const auto& k : registry()) {
         ASSERT_TRUE(std::getline(in, line));
-        EXPECT_TRUE(std::regex_search(line, std::regex("^\\s*" + std::to_string(k.number) + "\\s+" + k.name + "\\s")))
+        EXPECT_TRUE(std::regex_search(line, std::regex("^\\s*" + std::to_string(k.spec.number) + "\\s+" + k.name + "\\s")))
             << line;
         ++lines;
     }

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Tests for scripts/report, scripts/bench (and its shape zoo, scripts/sgemm_zoo.py), scripts/ncu_summary.py
-and the SASS parsing of tests/check_sass.py and scripts/sass_stats (on made-up SASS text); no GPU and no
-CUDA tool needed.
+"""Tests for scripts/report, scripts/bench (and its shape zoo, scripts/sgemm_zoo.py), scripts/tune_table,
+scripts/calibrate_planner, scripts/accuracy_table, scripts/ncu_summary.py, the kernel keys of
+scripts/sgemm_results.py and the SASS parsing of tests/check_sass.py and scripts/sass_stats (on made-up
+SASS text); no GPU and no CUDA tool needed (fake runners and models stand in).
 
 Run from the repository root:  python3 tests/test_report.py
-The results JSON here is synthetic: it exists only to test the tools. The PNG checks are
-skipped (with a message) when matplotlib is not importable; everything else always runs.
+The results JSON here is synthetic: it exists only to test the tools. Registries with a step 13, or a
+step renumbered, check that the scripts take their kernels from the data, never from a step number of
+their own. The PNG checks are skipped (with a message) when matplotlib is not importable; everything
+else always runs.
 """
 
 from __future__ import annotations
@@ -310,6 +313,24 @@ def irregular_doc():
     return doc
 
 
+def ladder_doc(last, without_irregular=(), variant=True):
+    """synthetic_doc()'s device and settings with steps 01 to `last` (names step_NN) and, with `variant`,
+    a tuning variant of the last one, all with rows at 4096³ and on the irregular suite (but the steps in
+    `without_irregular`); step n at n·7 % of cuBLAS."""
+    doc = synthetic_doc()
+    doc["tuning_from"] = 100
+    steps = [(n, f"step_{n:02d}", False) for n in range(1, last + 1)]
+    steps += [(last * 100, f"step_{last:02d}_variant", True)] if variant else []
+    doc["kernels"] = doc["kernels"][:1] + [{"number": n, "name": name, "idea": name, "tuning_variant": tv}
+                                           for n, name, tv in steps]
+    doc["results"] = [r for r in doc["results"] if r["kernel"] == 0]
+    for n, name, _ in steps:
+        for size in [SQ4] + ([] if n in without_irregular else IRR):
+            doc["results"].append(result(n, name, size, 0.3 * n, 7.0 * n))
+    doc["sweep"].update(caps={}, skipped=[])
+    return doc
+
+
 def tensor_core_doc():
     """irregular_doc() plus step 12 (FP32 via tensor cores, above the FFMA ceiling at 4096^3) and its
     TF32 tuning experiment 1200 (status TF32)."""
@@ -349,7 +370,22 @@ class ReportPlotsTest(unittest.TestCase):
         self.assertNotIn("roofline", self.read(self.md))
         if HAVE_MPL:
             self.assertIn("no --ceilings FILE; skipping the", proc.stderr)
-        # Steps 08-10 are absent from the synthetic sweep: no irregular plot either.
+            # Every step of the synthetic sweep has irregular results, and there are fewer than five.
+            self.assertIn("% of cuBLAS per irregular shape for steps 01, 02, 03, cuBLAS", self.read(self.md))
+
+    def test_irregular_plot_rule(self):
+        """The plot compares the last five steps with irregular results, whatever their numbers: a step 13
+        joins it, a step without irregular rows and a tuning variant do not."""
+        mod = load_script("report_irr_mod", REPORT)
+        doc = ladder_doc(13, without_irregular=(11,))
+        self.assertEqual([k["number"] for k in mod.irregular_kernels(mod.Model(doc))], [8, 9, 10, 12, 13])
+        doc = ladder_doc(4)
+        self.assertEqual([k["number"] for k in mod.irregular_kernels(mod.Model(doc))], [1, 2, 3, 4])
+        # No irregular rows at all: no plot.
+        doc["results"] = [r for r in doc["results"] if (r["M"], r["N"], r["K"]) not in IRR]
+        doc["sweep"]["irregular_sizes"] = []
+        self.assertEqual(mod.irregular_kernels(mod.Model(doc)), [])
+        self.ok(json_path=self.write("no-irr.json", doc))
         self.assertFalse(os.path.exists(os.path.join(self.out, self.slug + "-irregular.png")))
         self.assertNotIn("irregular.png", self.read(self.md))
 
@@ -386,7 +422,7 @@ class ReportPlotsTest(unittest.TestCase):
             self.assertGreater(height, 0)
         md = self.read(self.md)
         self.assertIn(f"![Irregular suite, % of cuBLAS]({self.slug}-irregular.png)", md)
-        self.assertIn("% of cuBLAS per irregular shape for steps 08, 09, 10,", md)
+        self.assertIn("% of cuBLAS per irregular shape for steps 02, 03, 08, 09, 10,", md)  # the last five
         self.assertLess(md.index("-roofline.png"), md.index("-irregular.png"))
         # Deterministic: the same inputs give the same bytes.
         paths = [os.path.join(self.out, self.slug + s) for s in ("-roofline.png", "-irregular.png")] + [self.md]
@@ -410,7 +446,8 @@ class ReportPlotsTest(unittest.TestCase):
         if HAVE_MPL:
             self.assertIn("Hollow markers (12_3xtf32_wgmma, 1200_3xtf32_wgmma_1xtf32): products computed on the "
                           "tensor cores", md)
-            self.assertIn("% of cuBLAS per irregular shape for steps 08, 09, 10, 12,", md)
+            # The last five steps; the tuning variant 1200 is none.
+            self.assertIn("% of cuBLAS per irregular shape for steps 03, 08, 09, 10, 12,", md)
             for suffix in ("-roofline.png", "-tflops.png", "-4096.png", "-irregular.png"):
                 self.assertGreater(png_size(os.path.join(self.out, self.slug + suffix))[0], 0)
 
@@ -437,19 +474,34 @@ class ReportPlotsTest(unittest.TestCase):
 
 FAKE_RUNNER = r'''
 import json, os, sys
-KERNELS = [(0, "cublas", "NVIDIA cuBLAS (reference)"), (1, "naive", "one thread per element"),
-           (2, "coalesced", "coalesced global loads"), (3, "tiled", "shared-memory tiles"),
-           (103, "tiled_noedge", "step 03 without edge handling")]
+# (number, name, idea, step): the registry; FAKE_RUNNER_MORE (a JSON list of such) registers more.
+KERNELS = [(0, "cublas", "NVIDIA cuBLAS (reference)", 0), (1, "naive", "one thread per element", 1),
+           (2, "coalesced", "coalesced global loads", 2), (3, "tiled", "shared-memory tiles", 3),
+           (103, "tiled_noedge", "step 03 without edge handling", 3)]
+KERNELS += [tuple(k) for k in json.loads(os.environ.get("FAKE_RUNNER_MORE", "[]"))]
 args = sys.argv[1:]
 with open(os.environ["FAKE_RUNNER_LOG"], "a") as log:
     log.write(json.dumps(args) + "\n")
-if "--list" in args:
+opt = lambda key, default=None: args[args.index(key) + 1] if key in args else default
+if "--list" in args:  # with --kernel KEYS, those it selects (the runner's contract), cuBLAS where named
+    chosen = KERNELS
+    if opt("--kernel") is not None:
+        chosen = []
+        for key in opt("--kernel").split(","):
+            found = [k for k in KERNELS if key == "all" or (int(key) == k[0] if key.isdigit()
+                                                             else key in (k[1], f"{k[0]:02d}_{k[1]}"))]
+            if not found:
+                print(f"sgemm_runner: error: unknown kernel '{key}'. Valid kernels (number or name): ...",
+                      file=sys.stderr)
+                sys.exit(2)
+            chosen += [k for k in found if k not in chosen]
     print(json.dumps({"schema": "sgemm-steps-list/1", "tuning_from": 100,
                       "kernels": [{"number": n, "name": name, "label": f"{n:02d}_{name}", "idea": idea,
                                    "requirements": {"min_cc": 0, "needs_sm90a": False}, "precision": "fp32",
-                                   "tuning_variant": n >= 100, "tunable": False} for n, name, idea in KERNELS]}))
+                                   "tuning_variant": n >= 100, "tunable": False, "step": step,
+                                   "functions": f"sgemm_{step:02d}_" if n else None, "gemm_function": None,
+                                   "sass": None} for n, name, idea, step in sorted(chosen)]}))
     sys.exit(0)
-opt = lambda key, default=None: args[args.index(key) + 1] if key in args else default
 sizes = [tuple(int(x) for x in args[i + 1].split(",")) for i, a in enumerate(args) if a == "--size"]
 if (13, 64, 64) in sizes:  # names its own path and its --json path, as a real error message may
     print(f"CUDA error: out of memory (fake) in {sys.argv[0]} writing {opt('--json')}", file=sys.stderr)
@@ -463,7 +515,7 @@ for m, n, k in sizes:  # every --size, in order, as the runner does (less FAKE_R
     cublas_ms = flop / 40e12 * 1e3
     roof_ms = max(flop / 60e12, 4.0 * (m * k + k * n + m * n) / 3e12) * 1e3
     for number in [0] + [w for w in wanted if w != 0]:
-        name = {kn: name for kn, name, _ in KERNELS}[number]
+        name = {kn: name for kn, name, _, _ in KERNELS}[number]
         ms = cublas_ms * (1 if number == 0 else 10.0 / number)
         row = {"kernel": number, "name": name, "M": m, "N": n, "K": k, "median_ms": ms, "min_ms": ms,
                "tflops": flop / ms / 1e9, "pct_cublas": cublas_ms / ms * 100, "rel_err": 0.0, "bound": 1e-5,
@@ -488,13 +540,18 @@ if opt("--json"):
 '''
 
 
+def python_script(path, source):
+    """`source` as an executable script at `path` (a fake runner or model) run by this Python; `path`."""
+    with open(path, "w") as f:
+        f.write(f"#!{sys.executable}\n" + textwrap.dedent(source))
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+    return path
+
+
 class BenchTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="test-bench-")
-        self.runner = os.path.join(self.tmp, "fake_runner")
-        with open(self.runner, "w") as f:
-            f.write(f"#!{sys.executable}\n" + textwrap.dedent(FAKE_RUNNER))
-        os.chmod(self.runner, os.stat(self.runner).st_mode | stat.S_IXUSR)
+        self.runner = python_script(os.path.join(self.tmp, "fake_runner"), FAKE_RUNNER)
         self.log = os.path.join(self.tmp, "calls.jsonl")
         self.out = os.path.join(self.tmp, "bench.json")
         self.env = dict(os.environ, FAKE_RUNNER_LOG=self.log, PATH=os.environ.get("PATH", ""))
@@ -557,6 +614,8 @@ class BenchTest(unittest.TestCase):
     def test_default_caps_and_kernel_subset(self):
         proc = self.bench("--sizes", "2048", "4096", "--kernels", "naive,3")
         self.assertEqual(proc.returncode, 0, proc.stderr)
+        # The runner resolves the keys: bench has no kernel grammar of its own.
+        self.assertIn(["--list", "--kernel", "naive,3", "--json", "-"], self.calls())
         runs = [c for c in self.calls() if "--list" not in c]
         self.assertEqual([c[c.index("--kernel") + 1] for c in runs], ["1,3", "3"])  # default cap 1=2048
         doc = sr.load_results(self.out)
@@ -593,7 +652,7 @@ class BenchTest(unittest.TestCase):
         sweep = doc["sweep"]
         self.assertEqual(sweep["runner"], "fake_runner")
         self.assertEqual(sweep["list_command"], "fake_runner --list --json -")
-        self.assertEqual(doc["command"], f"scripts/bench --runner fake_runner --out bench.json "
+        self.assertEqual(doc["command"], "scripts/bench --runner fake_runner --out bench.json "
                                          "--sizes 64 13,64,64 128 --reps 3")
         self.assertEqual([r["command"] for r in sweep["runs"]],
                          [f"fake_runner --kernel 1,2,3 --size {s} --reps 3 --json run{i:03d}.json"
@@ -629,10 +688,32 @@ class BenchTest(unittest.TestCase):
         self.assertEqual(bad[0]["returncode"], 3)
         self.assertEqual({r["M"] for r in doc["results"]}, {64, 128})
 
+    def test_a_new_step_needs_no_edit(self):
+        """A kernel registered as step 13 (and a tuning variant of it) shows up in bench's default sweep,
+        the stored registry and the report's tables, with nothing but the registry naming it."""
+        self.env["FAKE_RUNNER_MORE"] = json.dumps([[13, "next_step", "the step after", 13],
+                                                   [1300, "next_step_variant", "a variant of it", 13]])
+        proc = self.bench("--sizes", "1024", "4096")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("leaving out tuning variants 103_tiled_noedge, 1300_next_step_variant", proc.stderr)
+        runs = [c for c in self.calls() if "--list" not in c]
+        self.assertEqual([c[c.index("--kernel") + 1] for c in runs], ["1,2,3,13", "2,3,13"])
+        doc = sr.load_results(self.out)
+        listed = {k["number"]: k for k in doc["kernels"]}
+        self.assertEqual((listed[13]["step"], listed[13]["functions"]), (13, "sgemm_13_"))  # the runner's keys kept
+        self.assertNotIn(1300, listed)
+        proc, readme, docs = self.report_with_readmes()
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(readme, encoding="utf-8") as f:
+            self.assertIn("| 13 | next_step | 52.0 | 130.0% |", f.read())
+        with open(docs, encoding="utf-8") as f:
+            self.assertIn("| 13 | [next_step](kernels/13_next_step.md) | the step after |", f.read())
+
     def test_bad_arguments(self):
         for args, message in ((("--kernels", "nosuch"), "unknown kernel 'nosuch'"),
                               (("--sizes", "1,2"), "bad size"),
-                              (("--cap", "9=100"), "unknown kernel '9'"),
+                              (("--cap", "9=100"), "--cap 9: sgemm_runner: error: unknown kernel '9'"),
+                              (("--cap", "all=100"), "'all' selects 5 kernels; name one"),
                               (("--cap", "1"), "bad --cap")):
             proc = self.bench(*args)
             self.assertEqual(proc.returncode, 2, args)
@@ -1114,6 +1195,24 @@ class ReportZooTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 1)
         self.assertIn("has no zoo rows", proc.stderr)
 
+    def test_zoo_follows_the_data(self):
+        """The zoo page's tables default to every kernel the zoo has results of, whatever its number: kernel
+        10 of zoo_doc() renumbered as a step 13 gets the same rows and worst shapes under its own label."""
+        doc = zoo_doc()
+        for k in doc["kernels"] + doc["results"]:
+            if k.get("number", k.get("kernel")) == 10:
+                k.update({"number": 13} if "number" in k else {"kernel": 13}, name="next_step")
+        json_path = self.write("zoo13.json", doc)
+        self.ok(json_path=json_path, plots=False)
+        md = self.read(self.zoo_md_path())
+        self.assertEqual(self.table_row(md, "| 13 | next_step |")[:3], ["13", "next_step", "20 of 20"])
+        self.assertIn("### 13_next_step\n", md)
+        self.assertNotIn("every_shape", md)
+        self.ok("--zoo-kernel", "13_next_step", json_path=json_path, plots=False)
+        md = self.read(self.zoo_md_path())
+        self.assertIn("### 13_next_step\n", md)
+        self.assertNotIn("### 08_", md)
+
     def test_missing_pct_roof(self):
         """Older files: no pct_roof, roof_ms or roof_bound at all; null ones are covered by zoo_doc()."""
         proc = self.ok(json_path=self.write("zoo-old.json", zoo_doc(roof=False)))
@@ -1224,19 +1323,250 @@ class SassParsingTest(unittest.TestCase):
         self.assertIn("| FFMA | HGMMA | LDS.128 |", table)
         self.assertNotIn("TMA", table)  # an optional column only where some kernel has TMA copies
 
+    def test_sass_stats_steps_from_the_registry(self):
+        """A function's step is its registered kernel's (the longest function prefix), not a number read
+        from its name: a step 13 is placed after step 12, a function of no kernel last."""
+        ss = load_script("sass_stats_reg_mod", os.path.join(SCRIPTS, "sass_stats"))
+        kernels = [{"number": 0, "name": "cublas", "step": 0, "functions": None},
+                   {"number": 12, "name": "old", "step": 12, "functions": "sgemm_12_"},
+                   {"number": 13, "name": "next_step", "step": 13, "functions": "sgemm_13_"},
+                   {"number": 1300, "name": "next_step_x", "step": 13, "functions": "sgemm_13_"}]
+        self.assertEqual(ss.step_of("sgemm_13_next_step<1>", kernels), 13)
+        self.assertIsNone(ss.step_of("sgemm_99_stray", kernels))
+        text = "\tcode for sm_90a\n" + "".join(sass_function(n, SASS_12) for n in
+                                              ("sgemm_99_stray", "sgemm_13_next_step", "sgemm_12_old"))
+        entries = [ss.kernel_stats(m, i, {}, kernels) for m, i in ss.parse_sass(text).items()]
+        entries.sort(key=ss.sort_key)
+        self.assertEqual([(e["kernel"], e["step"]) for e in entries],
+                         [("sgemm_12_old<1>", 12), ("sgemm_13_next_step<1>", 13), ("sgemm_99_stray<1>", None)])
+        # A runner that lists no function prefixes cannot say which step a function is: an error.
+        with tempfile.TemporaryDirectory() as tmp:
+            for listed, ok in ((kernels, True), ([{"number": 1, "name": "naive"}], False)):
+                text = json.dumps({"tuning_from": 100, "kernels": listed})
+                runner = python_script(os.path.join(tmp, "sgemm_runner"), f"print({text!r})\n")
+                if ok:
+                    self.assertEqual([k["step"] for k in ss.registry(runner)], [0, 12, 13, 13])
+                else:
+                    with self.assertRaisesRegex(ss.StatsError, "lists no 'functions' and 'step'"):
+                        ss.registry(runner)
+
     def test_check_sass_names_and_archs(self):
         import check_sass
         self.assertTrue(check_sass.named("sgemm_12_3xtf32_wgmma", "_ZN5sgemm21sgemm_12_3xtf32_wgmmaILi1EEEvv"))
         self.assertFalse(check_sass.named("sgemm_12_3xtf32_wgmma", "_ZN5sgemm27sgemm_12_3xtf32_wgmma_splitILb1EEEvv"))
         self.assertTrue(check_sass.named("sgemm_06_", "_ZN5sgemm19sgemm_06_vectorizedILi1EEEvv"))
         self.assertEqual(check_sass.shown(r"\bHGMMA\.\S*\.TF32\b"), "HGMMA.*.TF32")
-        self.assertTrue(re.search(check_sass.REQUIRED[-1][1], "HGMMA.64x256x8.F32.TF32 R24, gdesc[UR4], R24"))
-        self.assertFalse(re.search(check_sass.REQUIRED[-1][1], "HGMMA.64x256x16.F32.BF16 R24, gdesc[UR4], R24"))
+        self.assertTrue(re.search(check_sass.FEATURES["HGMMA.TF32"][0], "HGMMA.64x256x8.F32.TF32 R24, gdesc[UR4], R24"))
+        self.assertFalse(re.search(check_sass.FEATURES["HGMMA.TF32"][0], "HGMMA.64x256x16.F32.BF16 R24, gdesc[UR4], R24"))
         text = "\tcode for sm_80\n" + sass_function("sgemm_11_x", [(0, "EXIT")]) + \
                "\tcode for sm_90\n" + sass_function("sgemm_11_x", [(0, "UTMALDG.2D [UR4], [UR6]")])
         with mock.patch.object(check_sass, "run_cuobjdump", lambda *args: text):
             functions = check_sass.kernels_sass("bin", "cuobjdump", None)
         self.assertEqual(sorted(arch for _, arch in functions), ["sm_80", "sm_90"])
+
+
+class KernelKeysTest(unittest.TestCase):
+    """sgemm_results' one kernel-key resolver, label and registry parsing, for scripts without a runner."""
+
+    KERNELS = [{"number": 0, "name": "cublas"}, {"number": 7, "name": "warptiling"},
+               {"number": 13, "name": "next_step", "label": "13_next_step"}, {"number": 1300, "name": "next_step_x"}]
+
+    def numbers(self, keys):
+        return [k["number"] for k in sr.resolve_kernels(keys, self.KERNELS)]
+
+    def test_grammar(self):
+        self.assertEqual(self.numbers("7"), [7])
+        self.assertEqual(self.numbers("07"), [7])
+        self.assertEqual(self.numbers("warptiling"), [7])
+        self.assertEqual(self.numbers("07_warptiling"), [7])
+        self.assertEqual(self.numbers(["13,7", "warptiling"]), [13, 7])  # in the order named, each once
+        self.assertEqual(self.numbers("all"), [7, 13, 1300])  # cuBLAS is the reference, never "all"
+        self.assertEqual(self.numbers("0"), [0])
+        self.assertEqual(self.numbers("1300_next_step_x"), [1300])
+        for bad in ("99", "next", "7,nosuch"):
+            with self.assertRaises(sr.ResultsError) as e:
+                sr.resolve_kernels(bad, self.KERNELS)
+            self.assertIn("unknown kernel", str(e.exception))
+
+    def test_label_and_list(self):
+        self.assertEqual(sr.label({"number": 7, "name": "warptiling"}), "07_warptiling")
+        self.assertEqual(sr.label({"number": 1300, "name": "x"}), "1300_x")
+        kernels, tuning_from = sr.parse_kernel_list(json.dumps({"tuning_from": 100, "kernels": [
+            {"number": 13, "name": "next_step", "step": 13, "functions": "sgemm_13_", "tunable": True},
+            {"number": 0, "name": "cublas", "step": 0, "functions": None}]}))
+        self.assertEqual([k["number"] for k in kernels], [0, 13])
+        self.assertEqual((kernels[1]["step"], kernels[1]["functions"], kernels[1]["tunable"]), (13, "sgemm_13_", True))
+        self.assertEqual((kernels[1]["precision"], kernels[1]["tuning_variant"]), ("fp32", False))  # defaults
+        with self.assertRaises(sr.ResultsError):
+            sr.parse_kernel_list('{"kernels": [{"name": "x"}], "tuning_from": 100}')
+
+    def test_tuned_kernel(self):
+        doc = tune_doc()
+        self.assertEqual(sr.tuned_kernel([doc])["number"], 13)
+        doc["results"].append(dict(doc["results"][-1], kernel=9, name="older"))
+        with self.assertRaises(sr.ResultsError) as e:
+            sr.tuned_kernel([doc])
+        self.assertIn("--tune candidates of several kernels (09_older, 13_next_step)", str(e.exception))
+        self.assertEqual(sr.tuned_kernel([doc], "9")["name"], "older")
+        with self.assertRaises(sr.ResultsError):
+            sr.tuned_kernel([doc], "11")  # in the file, but no candidates
+
+
+def tune_doc():
+    """A made-up `sgemm_runner --tune` run: step 13 tuned (candidates a, b, c), steps 09 and 11 timed
+    beside it (no 12), on the first two irregular shapes of the suite and one other."""
+    doc = synthetic_doc()
+    del doc["kernels"], doc["sweep"], doc["nvidia_smi"]
+    doc["build"] = {"git_commit": "abc1234", "git_dirty": False}
+    rows = []
+    for size in (sr.DEFAULT_IRREGULAR[0], sr.DEFAULT_IRREGULAR[1], (64, 64, 64)):
+        rows.append(result(0, "cublas", size, 40.0, 100.0))
+        rows.append(result(9, "older", size, 20.0, 50.0))
+        rows.append(result(11, "previous", size, 30.0, 75.0))
+        rows.append(dict(result(13, "next_step", size, 36.0, 90.0), config="b"))
+        for config, tf, picked in (("a", 38.0, False), ("b", 36.0, True), ("c", 18.0, False)):
+            rows.append(dict(result(13, "next_step", size, tf, tf * 2.5), config=config, tune_candidate=True,
+                             picked=picked))
+    doc["results"] = rows
+    return doc
+
+
+class TuneTableTest(unittest.TestCase):
+    """scripts/tune_table: the tuned kernel and the step before it come from the file."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="test-tune-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def run_tool(self, doc, *extra):
+        path = os.path.join(self.tmp, "tune.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return subprocess.run([sys.executable, os.path.join(SCRIPTS, "tune_table"), path] + list(extra),
+                              capture_output=True, text=True)
+
+    def test_page(self):
+        proc = self.run_tool(tune_doc())
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        md = proc.stdout
+        self.assertIn("# Step 13 `--tune` run: Test GPU 9000 (synthetic)", md)
+        # Compared with the highest-numbered step below 13 that has rows: 11 (there is no 12).
+        self.assertIn("| M×N×K | cuBLAS ms | step 11 % of cuBLAS | step 13 pick | ms | % of cuBLAS | fastest "
+                      "candidate |", md)
+        self.assertIn("| 4095×4097×4093 | 3.4335 | 75.00% | `b` | 3.8150 | 90.00% | `a` | 3.6142 | 95.00% | 5.56% "
+                      "| 3 |", md)
+        self.assertIn("- **Irregular suite (2 of its 7 shapes in this file): step 13 geomean 90.00% of cuBLAS, "
+                      "minimum 90.00% at 4095×4097×4093.**", md)
+        self.assertIn("- Step 11 on the same shapes in the same run: geomean 75.00% of cuBLAS.", md)
+        self.assertNotIn("step 10", md.lower())
+
+    def test_kernel_choice(self):
+        doc = tune_doc()
+        doc["results"] += [dict(r, kernel=9, name="older") for r in doc["results"] if r.get("tune_candidate")]
+        proc = self.run_tool(doc)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("pick one with --kernel", proc.stderr)
+        proc = self.run_tool(doc, "--kernel", "older")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("# Step 09 `--tune` run", proc.stdout)
+        self.assertIn("| M×N×K | cuBLAS ms | step 09 pick |", proc.stdout)  # no step below 09 with rows
+        self.assertNotIn("Step 09 on the same shapes", proc.stdout)
+        proc = self.run_tool(doc, "--kernel", "99")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("unknown kernel '99'", proc.stderr)
+        doc["results"] = [r for r in doc["results"] if not r.get("tune_candidate")]
+        proc = self.run_tool(doc)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("no rows with \"tune_candidate\": true", proc.stderr)
+
+
+FAKE_MODEL = r'''
+import sys
+# The planner's model, made up: plan a of every shape in class ca at 1 ms, plan b in class cb at 2 ms,
+# each times its class's scale from --calibration; the model picks the faster.
+args = sys.argv[1:]
+scales = {}
+with open(args[args.index("--calibration") + 1]) as f:
+    for line in f:
+        if line.startswith("scale."):
+            cls, value = line[len("scale."):].split()
+            scales[cls] = float(value)
+for line in sys.stdin:
+    m, n, k, bz, ba = line.split()
+    a, b = 1e-3 * scales.get("ca", 1.0), 2e-3 * scales.get("cb", 1.0)
+    for desc, cls, sec in (("a", "ca", a), ("b", "cb", b)):
+        print(f"{m} {n} {k} {bz} {ba} {ba}|{desc}|{cls}|{sec}|{int(sec == min(a, b))}")
+'''
+
+
+class CalibratePlannerTest(unittest.TestCase):
+    """scripts/calibrate_planner: the kernel from the runs, its paths from its label and step."""
+
+    TOOL = os.path.join(SCRIPTS, "calibrate_planner")
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="test-calibrate-")
+        self.model = python_script(os.path.join(self.tmp, "model"), FAKE_MODEL)
+        self.json = os.path.join(self.tmp, "tune.json")
+        doc = tune_doc()
+        # Measured: a at 3 ms (the model's 1 ms x 3), b at 3 ms (2 ms x 1.5) on every shape.
+        for r in doc["results"]:
+            if r.get("tune_candidate"):
+                r["median_ms"] = 3.0 if r["config"] in ("a", "b") else 9.0
+        doc["results"] = [r for r in doc["results"] if r.get("config") != "c"]
+        for key, value in (("mem_bus_bits", 4096), ("mem_clock_max_mhz", 3000)):
+            doc["device"][key] = value
+        with open(self.json, "w") as f:
+            json.dump(doc, f)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def run_tool(self, *args):
+        return subprocess.run([sys.executable, self.TOOL] + list(args), capture_output=True, text=True)
+
+    def test_calibration(self):
+        header = os.path.join(self.tmp, "calibration.h")
+        with open(header, "w") as f:
+            f.write('inline constexpr DeviceCalibration kCalibrations[] = {\n'
+                    '    {"Other GPU",\n        "scale.ca 1.000\\n"},\n'
+                    '};\n// END CALIBRATIONS\n')
+        out = os.path.join(self.tmp, "out.cal")
+        proc = self.run_tool("--json", self.json, "--model", self.model, "--out", out, "--header", header)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(out) as f:
+            text = f.read()
+        self.assertEqual(text, "# step 13 calibration for Test GPU 9000 (synthetic), from sgemm_runner --kernel 13 "
+                               "--tune:\n#   tune.json (2026-01-02T03:04:05Z)\nscale.ca 3.000\nscale.cb 1.500\n")
+        self.assertIn("uncalibrated: 3 shapes, regret <= 10 % on 100 %", proc.stdout)
+        with open(header) as f:
+            src = f.read()
+        self.assertIn('    {"Other GPU",\n', src)  # the other device's entry kept
+        self.assertIn('    {"Test GPU 9000 (synthetic)",\n        "# step 13 calibration', src)
+
+    def test_defaults_from_the_kernel(self):
+        mod = load_script("calibrate_mod", self.TOOL)
+        k = {"number": 13, "name": "next_step", "step": 13}
+        self.assertEqual(mod.default_header(k), os.path.join(REPO, "kernels", "13_next_step", "calibration.h"))
+        self.assertEqual(mod.default_model(k), os.path.join(REPO, "build", "runner", "step13_model"))
+        proc = self.run_tool("--json", self.json)  # the default model of step 13 does not exist
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("build/runner/step13_model is not an executable: build the model of 13_next_step", proc.stderr)
+
+    def test_bad_input(self):
+        doc = tune_doc()
+        doc["results"] += [dict(r, kernel=9, name="older") for r in doc["results"] if r.get("tune_candidate")]
+        two = os.path.join(self.tmp, "two.json")
+        with open(two, "w") as f:
+            json.dump(doc, f)
+        for args, message in ((["--json", two], "pick one with --kernel"),
+                              (["--json", self.json, "--kernel", "99"], "unknown kernel '99'"),
+                              (["--json", os.path.join(self.tmp, "missing.json")], "cannot read")):
+            proc = self.run_tool(*args, "--model", self.model)
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertIn(message, proc.stderr)
 
 
 class AccuracyTableTest(unittest.TestCase):

@@ -16,11 +16,44 @@ expect() {  # expect CODE PATTERN -- ARGS...   (ENV_PREFIX, if set, goes before 
         sed 's/^/    /' <<<"$out" | head -20
     fi
 }
+# The kernels to run, from the runner's own registry (this test names no step): the steps in order, no
+# tuning variants. "NUMBER NAME LABEL" each.
+steps=$("$runner" --list --json - | python3 -c '
+import json, sys
+for k in json.load(sys.stdin)["kernels"]:
+    if k["number"] > 0 and not k["tuning_variant"]:
+        print(k["number"], k["name"], k["label"])')
+read -r n1 name1 label1 <<<"$(sed -n 1p <<<"$steps")"
+read -r n2 name2 label2 <<<"$(sed -n 2p <<<"$steps")"
+if [[ -z ${label2:-} ]]; then
+    echo "FAIL: sgemm_runner --list --json - lists fewer than two steps:"; echo "$steps"
+    echo "runner_cli: 0 passed, 1 failed"; exit 1
+fi
+all_steps=$(awk '{print $1}' <<<"$steps" | paste -sd,)
+
 expect 0 '^ +0 +cublas +cuBLAS' -- --list
-expect 0 '^ +1 +naive ' -- --list
+expect 0 "^ +$n1 +$name1 " -- --list
 expect 0 'Exit codes' -- --help
 expect 2 "unknown kernel 'bogus'.*" -- --kernel bogus --size 8,8,8
-expect 2 'naive' -- --kernel 1,bogus
+expect 2 "$name1" -- --kernel "$n1,bogus"
+# --list --kernel KEYS: exactly the kernels KEYS selects (cuBLAS where named), the errors of a run.
+expect 0 '^ +0 +cublas ' -- --list --kernel cublas
+# A label, a name and a zero-padded number of the same kernel: both kernels once, in registry order.
+listed=$("$runner" --list --kernel "$label2,$name1,0$n1" 2>&1 | awk '{print $1, $2}')
+if [[ $listed == "$n1 $name1"$'\n'"$n2 $name2" ]]; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1)); echo "FAIL: sgemm_runner --list --kernel $label2,$name1,0$n1 listed:"; echo "$listed"
+fi
+if [[ "$("$runner" --list --kernel "$n1,bogus" 2>&1)" == "$("$runner" --kernel "$n1,bogus" --size 8,8,8 2>&1)" ]]; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1)); echo "FAIL: --list --kernel and a run say different things about an unknown kernel"
+fi
+expect 2 "unknown kernel 'bogus'" -- --list --kernel bogus --json -
+expect 0 "\"label\": \"$label1\"" -- --list --kernel "$n1" --json -
+expect 0 '"functions": "sgemm_[0-9]+_"' -- --list --kernel "$n1" --json -
+expect 0 '"functions": null' -- --list --kernel cublas --json -
 expect 2 'malformed size' -- --size 1,2
 expect 2 'malformed size' -- --size a,b,c
 expect 2 'at least 1' -- --size 0,5,5
@@ -28,31 +61,31 @@ expect 2 'at least 1' -- --size 5,-5,5
 expect 2 'below 2\^31' -- --size 3000000000,1,1
 expect 2 '^sgemm_runner: --reps must be at least 1$' -- --reps 0
 expect 2 '^sgemm_runner: --warmup must be 0 or more$' -- --warmup -1
-expect 2 'alpha must be a finite number' -- --alpha nan --kernel 1 --size 8,8,8
-expect 2 'alpha must be a finite number' -- --alpha inf --kernel 1 --size 8,8,8
-expect 2 'beta must be a finite number' -- --beta -inf --kernel 1 --size 8,8,8
-expect 2 'cannot create this file' -- --json /nonexistent-sgemm-dir/x.json --kernel 1 --size 8,8,8
+expect 2 'alpha must be a finite number' -- --alpha nan --kernel "$n1" --size 8,8,8
+expect 2 'alpha must be a finite number' -- --alpha inf --kernel "$n1" --size 8,8,8
+expect 2 'beta must be a finite number' -- --beta -inf --kernel "$n1" --size 8,8,8
+expect 2 'cannot create this file' -- --json /nonexistent-sgemm-dir/x.json --kernel "$n1" --size 8,8,8
 expect 2 'ld-pad must be 0 or more' -- --ld-pad -1
-expect 2 "unknown --init 'bogus'.*uniform, positive, wide" -- --init bogus --kernel 1 --size 8,8,8
+expect 2 "unknown --init 'bogus'.*uniform, positive, wide" -- --init bogus --kernel "$n1" --size 8,8,8
 expect 2 "unknown --init 'Wide'" -- --init tiny,Wide
 expect 0 'integers: ' -- --help
 expect 2 'below 2\^31' -- --size 1,1,2147483647 --ld-pad 1
 expect 2 'below 2\^31' -- --ld-pad 2147483000
 expect 0 '"tuning_from": 100' -- --list --json -
-expect 0 '"label": "09_cp_async_multistage"' -- --list --json -
-ENV_PREFIX="env NVIDIA_TF32_OVERRIDE=1" expect 2 'TF32' -- --kernel 1 --size 8,8,8
+expect 0 "\"label\": \"$label2\"" -- --list --json -
+ENV_PREFIX="env NVIDIA_TF32_OVERRIDE=1" expect 2 'TF32' -- --kernel "$n1" --size 8,8,8
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
-    expect 0 'PASS' -- --kernel 1,2 --size 33,65,17 --reps 2 --warmup 1
+    expect 0 'PASS' -- --kernel "$n1,$n2" --size 33,65,17 --reps 2 --warmup 1
     expect 0 'views: lda = K \+ 3' -- --kernel all --size 37,41,43 --ld-pad 3 --offset 1 --reps 2 --warmup 0
-    expect 0 'config: ' -- --kernel 9 --size 64,64,64 --verbose --reps 2 --warmup 0
-    expect 0 'inputs special' -- --kernel 1,10 --size 130,70,9 --init special,integers --reps 1 --warmup 0
+    expect 0 'config: ' -- --kernel "$n2" --size 64,64,64 --verbose --reps 2 --warmup 0
+    expect 0 'inputs special' -- --kernel "$all_steps" --size 130,70,9 --init special,integers --reps 1 --warmup 0
     # The roofline: both rates once in the header, and the % roof column right after % cuBLAS.
-    expect 0 '^roofline: FFMA [0-9.]+ TFLOP/s .*, DRAM [0-9.]+ TB/s measured' -- --kernel 1 --size 64,64,64 --reps 1 --warmup 0
-    expect 0 '% cuBLAS +% roof +rel err' -- --kernel 1 --size 64,64,64 --reps 1 --warmup 0
-    expect 0 '^roofline: not measured \(--no-roofline\)' -- --kernel 1 --size 64,64,64 --reps 1 --warmup 0 --no-roofline
+    expect 0 '^roofline: FFMA [0-9.]+ TFLOP/s .*, DRAM [0-9.]+ TB/s measured' -- --kernel "$n1" --size 64,64,64 --reps 1 --warmup 0
+    expect 0 '% cuBLAS +% roof +rel err' -- --kernel "$n1" --size 64,64,64 --reps 1 --warmup 0
+    expect 0 '^roofline: not measured \(--no-roofline\)' -- --kernel "$n1" --size 64,64,64 --reps 1 --warmup 0 --no-roofline
     # The JSON's command holds no absolute path (the runner is named relative to the repository).
     tmp=$(mktemp -d)
-    expect 0 'wrote' -- --kernel 1 --size 8,8,8 --reps 1 --warmup 0 --json="$tmp/r.json"
+    expect 0 'wrote' -- --kernel "$n1" --size 8,8,8 --reps 1 --warmup 0 --json="$tmp/r.json"
     if grep -q '"dram_gbs_measured": [0-9]' "$tmp/r.json" && grep -q '"pct_roof": [0-9]' "$tmp/r.json"; then
         passed=$((passed + 1))
     else
@@ -64,9 +97,9 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
         passed=$((passed + 1))
     fi
     rm -rf "$tmp"
-    expect 2 'does not fit|needs .* MiB' -- --kernel 1 --size 1000000,1000000,1000000
+    expect 2 'does not fit|needs .* MiB' -- --kernel "$n1" --size 1000000,1000000,1000000
 else
-    expect 3 'no CUDA device' -- --kernel 1 --size 64,64,64
+    expect 3 'no CUDA device' -- --kernel "$n1" --size 64,64,64
 fi
 echo "runner_cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -12,6 +12,7 @@
 #include "common/staging.cuh"
 #include "device_buffer.h"
 #include "device_info.h"
+#include "gpu_test.h"
 
 namespace {
 
@@ -39,7 +40,7 @@ __global__ void walk(int rows, int cols, const float* src, int ld, WalkStats* ou
 }
 
 TEST(Staging, WalksEveryColumnOfASourceWiderThan2To31Minus2To21) {
-    if (sgemm::usable_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: GPU test skipped";
+    SKIP_WITHOUT_GPU();
     // One row of 2^31 - 257 columns: the reproduction of the wrap (8.6 GB of zeros).
     constexpr int kCols = INT_MAX - 256;
     std::size_t free_bytes = 0, total = 0;
@@ -64,7 +65,7 @@ TEST(Staging, WalksEveryColumnOfASourceWiderThan2To31Minus2To21) {
 
 // The transposed walk on an odd shape: the destination has cols rows and rows columns.
 TEST(Staging, TransposedWalkCoversAnOddShapeOnce) {
-    if (sgemm::usable_device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: GPU test skipped";
+    SKIP_WITHOUT_GPU();
     constexpr int kRows = 1000, kCols = 77;
     sgemm::DeviceBuffer<float> src(static_cast<std::size_t>(kRows) * kCols);
     sgemm::DeviceBuffer<WalkStats> stats(1);

@@ -162,6 +162,57 @@ TEST(Bound, OneWrongOrNanElementFails) {
     EXPECT_FALSE(passes(stats(inf), 256));
 }
 
+// ---- the verdict: the runner's check column and what the GPU tests accept ----
+
+namespace {
+
+CheckResult check_of(const HostGemm& g, std::uint64_t outside_writes = 0) {
+    CheckResult c;
+    c.stats = stats(g);
+    c.outside_writes = outside_writes;
+    return c;
+}
+
+const Precision kPrecisions[] = {Precision::kFp32, Precision::kFp32ViaTensorCores, Precision::kTf32};
+
+}  // namespace
+
+TEST(Verdict, Fp32ResultsPassWhateverThePrecision) {
+    for (int K : {1, 1000, 16384}) {
+        const HostGemm g = make(4, 8, K, 0.5f, 3, 21u + K);
+        for (const Precision p : kPrecisions)
+            EXPECT_STREQ(to_string(verdict(check_of(g), K, p)), "PASS") << "K=" << K << " " << to_string(p);
+    }
+}
+
+TEST(Verdict, Tf32ResultsAreTf32OnlyForATf32Kernel) {
+    for (int K : {64, 1000, 4096}) {
+        const HostGemm g = make(16, 16, K, 1, 0, 5u + K, /*tf32=*/true);
+        EXPECT_STREQ(to_string(verdict(check_of(g), K, Precision::kTf32)), "TF32") << "K=" << K;
+        EXPECT_STREQ(to_string(verdict(check_of(g), K, Precision::kFp32)), "FAIL") << "K=" << K;
+        EXPECT_STREQ(to_string(verdict(check_of(g), K, Precision::kFp32ViaTensorCores)), "FAIL") << "K=" << K;
+    }
+}
+
+TEST(Verdict, AWriteOutsideTheViewFailsEvenARightResult) {
+    const HostGemm fp32 = make(16, 16, 256, 1, 0, 3), tf32 = make(16, 16, 256, 1, 0, 3, /*tf32=*/true);
+    for (const Precision p : kPrecisions) {
+        EXPECT_STREQ(to_string(verdict(check_of(fp32, 1), 256, p)), "FAIL") << to_string(p);
+        EXPECT_STREQ(to_string(verdict(check_of(tf32, 1), 256, p)), "FAIL") << to_string(p);
+    }
+}
+
+TEST(Verdict, ATf32KernelFailsBeyondTf32sBoundOrWithNan) {
+    const int K = 1000;
+    HostGemm off = make(16, 16, K, 1, 0, 8, /*tf32=*/true);
+    for (size_t i = 0; i < off.C.size(); ++i) off.C[i] = static_cast<float>(off.R[i] * 1.5);
+    ASSERT_GT(normwise_error(stats(off), K), tf32_normwise_bound(K));
+    EXPECT_STREQ(to_string(verdict(check_of(off), K, Precision::kTf32)), "FAIL");
+    HostGemm nan = make(16, 16, K, 1, 0, 8, /*tf32=*/true);
+    nan.C[17] = std::nanf("");
+    EXPECT_STREQ(to_string(verdict(check_of(nan), K, Precision::kTf32)), "FAIL");
+}
+
 // ---- input distributions (--init) ----
 
 namespace {

@@ -1,5 +1,5 @@
 // Step 10's calibrations, one per GPU measured: the text of a calibration (planner.h,
-// parse_calibration) by device name. Written by scripts/calibrate_step10 from sgemm_runner
+// parse_calibration) by device name. Written by scripts/calibrate_planner from sgemm_runner
 // --kernel 10 --tune runs on that GPU (the runs are named in each entry); edit the runs, not this.
 #pragma once
 
@@ -12,7 +12,8 @@ struct DeviceCalibration {
     const char* text;    // parse_calibration's input
 };
 
-// BEGIN CALIBRATIONS (scripts/calibrate_step10)
+// [doc:calibrations]
+// BEGIN CALIBRATIONS (scripts/calibrate_planner)
 inline constexpr DeviceCalibration kCalibrations[] = {
     {"NVIDIA H200",
         "# step 10 calibration for NVIDIA H200, from sgemm_runner --kernel 10 --tune:\n"

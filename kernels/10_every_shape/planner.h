@@ -10,7 +10,7 @@
 //   fixed   = one launch, the dependent launch of a reduction, the latency of a round of blocks.
 // The rates are the GPU's: FFMA peak = 2 x FP32 lanes x SMs x SM clock, DRAM = 2 x memory clock
 // x bus width (kernels/common/gpu_rates.h); what a kernel gets of them is a fraction measured on
-// one GPU (Calibration: an H200 unless a file written by scripts/calibrate_step10 says otherwise).
+// one GPU (Calibration: an H200 unless a file written by scripts/calibrate_planner says otherwise).
 #pragma once
 
 #include <algorithm>
@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "../common/check.h"  // sgemm::ceil_div
+#include "../common/check.h"  // sgemm::ceil_div, round_up4, align256
 #include "../common/gpu_rates.h"
 
 namespace step10 {
@@ -53,6 +53,7 @@ struct TileShape {
     constexpr int smem() const { return smem_bytes(bm, bn, bk, stages); }
 };
 
+// [doc:tile-family]
 // The family. The big tiles keep step 09's 64 x 64 warp tile of 16 x 8 outputs per thread (the
 // fastest per FMA: 6 LDS.128 per 128 FFMA) with 8 or 4 warps. The small tiles use step 08's 32 x 64
 // warp tile of 8 x 8 per thread (4 LDS.128 per 64 FFMA): a 64 x 64 warp tile in a 2-warp block
@@ -60,14 +61,19 @@ struct TileShape {
 // (it spills); with 32 x 64 warps the block has twice the threads, half the copies per thread and
 // ~half the registers (more warps per SM). All with 5 stages (the count at which ptxas emits step
 // 09's better schedule) and GROUP_M = 8.
+// [doc:tile-shapes]
 constexpr TileShape kTileShapes[] = {
     {128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, 1.00},  // step 09's: 8 warps
     {128, 128, 8, 64, 64, 4, 2, 16, 8, 5, 8, 0.98},  // 4 warps
     {128, 64, 8, 32, 64, 2, 2, 8, 8, 5, 8, 0.91},    // 4 warps: tall, narrow C
     {64, 128, 8, 32, 64, 2, 2, 8, 8, 5, 8, 0.92},    // 4 warps: short, wide C
     {64, 64, 8, 32, 64, 2, 2, 8, 8, 5, 8, 0.91},     // 2 warps
+    // [doc:narrow-tile]
     {128, 32, 8, 32, 32, 2, 1, 8, 4, 5, 8, 0.75},    // 4 warps of 32 x 32, 8 x 4 per thread: N <= 32
+    // [/doc:narrow-tile]
 };
+// [/doc:tile-shapes]
+// [/doc:tile-family]
 constexpr int kNumTileShapes = sizeof(kTileShapes) / sizeof(kTileShapes[0]);
 
 // The streaming kernels (streaming.cuh): 256 threads each.
@@ -97,12 +103,13 @@ constexpr const char* kClassNames[] = {"tile0",     "tile1",     "tile2",      "
 constexpr int kNumClasses = sizeof(kClassNames) / sizeof(kClassNames[0]);
 static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4, "one class per tile shape, gemv, outer, skinny (MR or groups, float4 or not)");
 
+// [doc:calibration]
 // What one GPU gives the kernels. The fractions turn its peaks (FFMA: 2 x lanes x SMs x clock; DRAM:
 // 2 x memory clock x bus width) into the rates of a kernel: step 09's mainloop reaches 49.8 of
 // 66.9 TFLOP/s on an H200 (0.744), a streaming kernel ~83 % of the DRAM peak. What the model
 // leaves out (latencies, occupancy effects, epilogues) is in one time scale per kernel class: the
 // geometric mean of measured / modelled time over every candidate of that class in sgemm_runner
-// --tune runs on that GPU, written by scripts/calibrate_step10 (kernels/10_every_shape/calibration.h).
+// --tune runs on that GPU, written by scripts/calibrate_planner (kernels/10_every_shape/calibration.h).
 struct Calibration {
     double mainloop_fraction = 0.744;  // step 09's mainloop, 8 warps per SM, of the FFMA peak
     double dram_fraction = 0.83;       // DRAM bandwidth a streaming kernel reaches, of the peak
@@ -160,6 +167,7 @@ inline Calibration read_calibration(const std::string& path) {
     return parse_calibration(text.str());
 }
 
+// [doc:device-model]
 // What the model knows of the GPU. The defaults are an H200 (cudaDeviceGetAttribute's values).
 struct DeviceModel {
     int cc = 90;                        // compute capability x 10
@@ -175,18 +183,24 @@ struct DeviceModel {
     long long l2_bytes = 50LL << 20;
     Calibration cal;
     // Registers per thread of each kernel (cudaFuncGetAttributes; ptxas' numbers for sm_90 here).
+    // [doc:register-counts]
     std::array<int, kNumTileShapes> tile_regs{226, 238, 165, 167, 195, 149};
+    // [/doc:register-counts]
     int outer_regs = 80;
     std::array<int, 3> skinny_regs{113, 128, 202};
 
     double ffma_peak() const { return sgemm::ffma_peak_flops(cc, sms, sm_clock_hz); }
+    // [doc:sm-flops]
     double sm_flops() const { return ffma_peak() / sms * cal.mainloop_fraction; }  // step 09's mainloop, one SM
+    // [/doc:sm-flops]
     double dram() const { return sgemm::dram_peak_bytes_per_s(mem_clock_hz, bus_bits) * cal.dram_fraction; }
     // L2: ~30 bytes per SM clock per SM for a stream of partial tiles written then read back
     // (8 TB/s on an H200, measured with the split-K reduction).
     double l2() const { return 30.6 * sms * sm_clock_hz; }
 };
+// [/doc:device-model]
 
+// [doc:blocks-per-sm]
 // Resident blocks per SM: the tightest of the thread, register, shared-memory and block limits.
 // Registers are allocated per warp in units of 256.
 inline int blocks_per_sm(int threads, int smem, int regs, const DeviceModel& d) {
@@ -198,16 +212,23 @@ inline int blocks_per_sm(int threads, int smem, int regs, const DeviceModel& d) 
     return std::max(1, std::min({by_regs, by_smem, by_threads, d.blocks_per_sm}));
 }
 
+// [doc:fixed-costs]
 // Fixed costs (host and front end: the same on every GPU of this class).
 constexpr double kLaunchS = 3e-6;        // a kernel launch (the same for every candidate)
 constexpr double kReduceLaunchS = 3e-6;  // a second, dependent launch (reduction, memset, packing)
 constexpr double kRoundLatencyS = 2e-6;  // per round of tile blocks: first k-tile from DRAM + the epilogue
+// [/doc:fixed-costs]
 constexpr double kL2LatencyS = 0.5e-6;   // a dependent round trip to L2 under load
+// [doc:min-k-per-split]
 constexpr int kMinKPerSplit = 64;        // 8 k-tiles: below that the pipeline never fills
+// [/doc:min-k-per-split]
+// [doc:unaligned-b]
 constexpr double kUnalignedB = 0.96;     // mainloop speed with 4-byte copies of B (4095 x 4097 x 4093, measured)
+// [/doc:unaligned-b]
 constexpr double kScalarEpilogue = 0.3;  // DRAM bandwidth of the scalar epilogue for an unaligned C (46341^2 x 2, H100)
 constexpr int kSplits[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
 
+// [doc:warp-factor]
 // FFMA throughput with w warps resident on an SM, relative to 8 (2 per scheduler, as step 09).
 // One warp per scheduler keeps it mostly busy (128 independent FFMAs per k, fragments prefetched);
 // fewer than 4 warps leave schedulers idle.
@@ -216,9 +237,6 @@ inline double warp_factor(int w) {
     if (w >= 4) return 0.8 + 0.05 * (w - 4);
     return 0.8 * w / 4;
 }
-
-// The leading dimension of packed B: N rounded up to a whole float4 (an int: N <= 2^31 - 4 here).
-inline int packed_ld(int N) { return static_cast<int>((static_cast<long long>(N) + 3) / 4 * 4); }
 
 // ---- plans -------------------------------------------------------------------------------------
 
@@ -275,6 +293,7 @@ struct Plan {
     }
 };
 
+// [doc:plan-class]
 // The kernel class of a plan (an index into kClassNames): its tile shape, gemv, outer, or skinny
 // with MR rows (or row groups of 16) and float4 (or 4-byte) reads of B.
 inline int plan_class(const Plan& p) {
@@ -286,6 +305,7 @@ inline int plan_class(const Plan& p) {
     }
 }
 
+// [doc:tile-model]
 // Seconds for `blocks` blocks of `flop` each on the busiest SM, in rounds of at most `occupancy`
 // co-resident blocks that share the SM's FFMA rate (which depends on their warps).
 inline double phase_seconds(long long blocks, double flop, int warps_per_block, double sm_flops, int occupancy,
@@ -302,6 +322,7 @@ inline double phase_seconds(long long blocks, double flop, int warps_per_block, 
 // Bytes that must cross DRAM: A and B once, C written (and read when beta != 0).
 inline double compulsory_bytes(const Shape& s) { return sgemm::compulsory_bytes(s.M, s.N, s.K, !s.beta_zero); }
 
+// [doc:tile-seconds]
 inline double tile_seconds(const Shape& s, const Plan& plan, const DeviceModel& d) {
     const TileShape& c = kTileShapes[plan.config];
     const double tile_flop = 2.0 * c.bm * c.bn;  // per k: padding rows and columns cost FMAs too
@@ -322,7 +343,7 @@ inline double tile_seconds(const Shape& s, const Plan& plan, const DeviceModel& 
     // floats in each of 4 rows per warp instruction: a quarter of every sector at a time.
     if (!s.c_aligned && (s.b_aligned || plan.pack_b)) memory = std::max(memory, c_bytes / (d.dram() * kScalarEpilogue));
     double seconds = std::max(compute + epilogue, memory) + kLaunchS;
-    if (plan.pack_b) seconds += kReduceLaunchS + 8.0 * double(s.K) * packed_ld(s.N) / d.dram();
+    if (plan.pack_b) seconds += kReduceLaunchS + 8.0 * double(s.K) * sgemm::round_up4(s.N) / d.dram();
     if (plan.splits > 1) {
         // Extra traffic of the split: S partial tiles written (tile kernel) and read (reduction), i.e.
         // 2 * S * sk_tiles * BM * BN * 4 bytes, at L2 speed while the partials fit in half the L2.
@@ -332,6 +353,7 @@ inline double tile_seconds(const Shape& s, const Plan& plan, const DeviceModel& 
     }
     return seconds;
 }
+// [/doc:tile-model]
 
 // A tile plan for configuration `config` with `splits_asked` K ranges (1: none) on every tile or,
 // with `tail`, on the tiles of the last, partial round only. nullopt where it makes no sense.
@@ -343,7 +365,7 @@ inline std::optional<Plan> make_tile_plan(const Shape& s, const DeviceModel& d, 
     plan.splits_asked = splits_asked;
     plan.tail = tail;
     plan.pack_b = pack_b;
-    if (pack_b) plan.pack_bytes = (static_cast<std::size_t>(s.K) * packed_ld(s.N) * sizeof(float) + 255) / 256 * 256;
+    if (pack_b) plan.pack_bytes = sgemm::align256(s.K * sgemm::round_up4(s.N) * sizeof(float));  // B with float4 rows
     plan.occupancy = blocks_per_sm(c.threads(), c.smem(), d.tile_regs[config], d);
     const long long tiles = static_cast<long long>(ceil_div(s.M, c.bm)) * ceil_div(s.N, c.bn);
     if (tiles > INT_MAX) return std::nullopt;
@@ -393,6 +415,7 @@ inline Plan make_gemv_n1_plan(const Shape& s, const DeviceModel& d) {
     return plan;
 }
 
+// [doc:make-skinny-plan]
 // M <= 64: the skinny kernel with MR = the smallest of 4, 8, 16 rows that holds M (16 rows in
 // ceil(M / 16) row groups above 16), and `splits_asked` K ranges (multiples of 64 rows, at least 256
 // each). nullopt where it makes no sense. The model: B read once from DRAM at the bandwidth the
@@ -418,7 +441,7 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
     if (plan.splits > kSkinnyMaxSplits) return std::nullopt;
     const long long grid_x = static_cast<long long>(plan.col_blocks) * plan.row_groups;
     if (plan.splits > 1) {
-        plan.partial_bytes = (static_cast<std::size_t>(plan.splits) * s.M * s.N * sizeof(float) + 255) / 256 * 256;
+        plan.partial_bytes = sgemm::align256(static_cast<std::size_t>(plan.splits) * s.M * s.N * sizeof(float));
         if (plan.partial_bytes > (512u << 20)) return std::nullopt;  // would crowd out the problem itself
         plan.workspace = plan.partial_bytes + static_cast<std::size_t>(grid_x) * sizeof(unsigned);
     }
@@ -450,6 +473,7 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
     return plan;
 }
 
+// [doc:make-outer-plan]
 // K <= 32: the outer kernel, one 64 x 128 tile of C per block, bound by writing C.
 inline std::optional<Plan> make_outer_plan(const Shape& s, const DeviceModel& d) {
     if (s.K > kOuterMaxK) return std::nullopt;
@@ -466,6 +490,7 @@ inline std::optional<Plan> make_outer_plan(const Shape& s, const DeviceModel& d)
     return plan;
 }
 
+// [doc:all-plans]
 // Every plan worth timing: all tile configurations unsplit, split-K where the tiles do not fill a
 // round, tail splits where the last round is partial; the streaming kernels where they apply.
 inline std::vector<Plan> all_plans(const Shape& s, const DeviceModel& d) {
@@ -484,7 +509,7 @@ inline std::vector<Plan> all_plans(const Shape& s, const DeviceModel& d) {
     for (bool pack_b : {false, true}) {
         // (At most 512 MiB of workspace for it: a bigger copy would crowd out the problem itself.)
         if (pack_b && (s.b_aligned || gemv || s.N > INT_MAX - 3 ||
-                       static_cast<double>(s.K) * packed_ld(s.N) * sizeof(float) > 512.0 * (1 << 20)))
+                       static_cast<double>(s.K) * sgemm::round_up4(s.N) * sizeof(float) > 512.0 * (1 << 20)))
             continue;
         for (int config = 0; config < kNumTileShapes; ++config) {
             if (auto plan = make_tile_plan(s, d, config, 1, false, pack_b)) plans.push_back(*plan);
@@ -504,6 +529,7 @@ inline std::vector<Plan> all_plans(const Shape& s, const DeviceModel& d) {
     return plans;
 }
 
+// [doc:pick]
 // The heuristic: GEMV where N == 1 (memory-bound; a tile kernel would waste 63/64 of its FMAs);
 // otherwise the plan the model predicts fastest, the first of equals. `plans` is all_plans(s, d).
 inline Plan pick_among(const Shape& s, const std::vector<Plan>& plans) {
@@ -518,5 +544,6 @@ inline Plan pick_among(const Shape& s, const std::vector<Plan>& plans) {
 }
 
 inline Plan pick(const Shape& s, const DeviceModel& d) { return pick_among(s, all_plans(s, d)); }
+// [/doc:pick]
 
 }  // namespace step10

@@ -12,6 +12,7 @@
 
 namespace step10 {
 
+// [doc:gemv]
 // step 10: N == 1, y = alpha * A x + beta * y (x: B's column, stride ldb; y: C's column, stride ldc).
 // Memory-bound on A. LPR lanes per row (a power of two, 1 .. 256, chosen from K and M) read the row
 // coalesced, as float4s when A's rows are 16-byte aligned; each lane sums its elements in k order,
@@ -61,6 +62,7 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_gemv_n1(int M, int K
     }
 }
 
+// [doc:skinny]
 // ---- skinny M: C (M x N, M <= 64) = alpha * A B + beta * C, B streamed once.
 // A block owns MR rows of A (one of row_groups groups), 128 columns and one K range [k_begin, k_end)
 // (blockIdx.y = the split). Its 8 warps
@@ -133,6 +135,7 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
         }
         sgemm::cp_async_commit();
     };
+    // [doc:copy-row]
     // kVec4: row t of this warp (k = k_begin + g + 8 t) into ring slot t % kSkinnyDepth; one commit
     // group per call, empty past the end.
     auto copy_row = [&](long long t) {
@@ -144,6 +147,7 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
         }
         sgemm::cp_async_commit();
     };
+    // [/doc:copy-row]
     // One row of B times the MR rows of A's chunk.
     float acc[MR][4] = {};
     auto fma_row = [&](const float (*a_chunk)[MR + kSkinnyPadA], int r, const float (&b)[4]) {
@@ -189,6 +193,7 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
         } else {
             // Rounds of kAhead rows, software-pipelined: the loads of round i + 1 are issued before
             // the FMAs of round i, so a warp always has a round in flight.
+            // [doc:load-round]
             auto load_round = [&](float (&b)[kAhead][4], int r0) {
 #pragma unroll
                 for (int u = 0; u < kAhead; ++u) {
@@ -201,6 +206,7 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
                     }
                 }
             };
+            // [/doc:load-round]
             constexpr int kRound = kSkinnyGroups * kAhead;
             float b[kAhead][4], next[kAhead][4];
             load_round(b, g);
@@ -245,6 +251,7 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
     }
     if (!split) return;
 
+    // [doc:split-sum]
     // Split: the last block of this column range to finish adds the partials in split order.
     __threadfence();  // this block's partials are visible device-wide before it is counted
     __syncthreads();
@@ -261,8 +268,11 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
         for (unsigned s = 1; s < gridDim.y; ++s) sum += __ldcg(src + static_cast<long long>(s) * M * N);
         p.a.C[m * p.a.ldc + n] = sgemm::scale(sum, p.a.alpha, p.a.beta, &p.a.C[m * p.a.ldc + n]);
     }
+    // [/doc:split-sum]
 }
+// [/doc:skinny]
 
+// [doc:outer]
 // ---- outer: K <= kOuterMaxK. A tile of C is kOuterBM x kOuterBN outputs, each a sum of K
 // products: with K this small a GEMM is C being written (and read when beta != 0), so the kernel is
 // built around the store. A block copies its A rows (kOuterBM x K) and B columns (K x kOuterBN)
@@ -324,5 +334,6 @@ __global__ void __launch_bounds__(256, 3) sgemm_10_every_shape_outer(const sgemm
         }
     }
 }
+// [/doc:outer]
 
 }  // namespace step10

@@ -9,6 +9,7 @@
 namespace step10 {
 
 
+// [doc:tile-params]
 // What one launch of the tile kernel computes. Blocks 0 .. dp_tiles - 1 each compute a whole tile
 // (all of K) and write C, as in step 09 ("data-parallel" blocks). The sk_tiles * splits blocks after
 // them compute tiles dp_tiles .. dp_tiles + sk_tiles - 1 in `splits` K ranges of k_per_split each
@@ -30,31 +31,21 @@ struct TileParams {
     float* partials;
 };
 
-// Threadblock rasterization (step 09's, as a function: the reduction kernel needs it too): tile
-// index -> first row and column of its C tile, in groups of group_m tile-rows, column by column.
-struct TileOrigin {
-    int row, col;
-};
-__host__ __device__ __forceinline__ TileOrigin tile_origin(int tile, int tiles_m, int tiles_n, int group_m, int bm,
-                                                           int bn) {
-    const int group = tile / (group_m * tiles_n);
-    const int rows_after = tiles_m - group * group_m;
-    const int group_rows = group_m < rows_after ? group_m : rows_after;  // the last group may be shorter
-    const int in_group = tile % (group_m * tiles_n);
-    return {(group * group_m + in_group % group_rows) * bm, in_group / group_rows * bn};
-}
-
 // The mainloop is step 09's; what changed is marked "step 10". Row, column and k indices are kept
 // relative to the block's tile and k-tile (compared against rows_left = M - row0 etc.), so that no
 // index ever exceeds M, N or K: M may be 2^31 - 1, where row0 + BM would overflow an int.
+// [doc:template-flags]
+// [doc:template-flags-why]
 // kBVec: B's rows are 16-byte aligned (float4 copies). kSplit: some blocks compute a K range into
 // the workspace (params.sk_tiles > 0). Template parameters, not run-time flags: this kernel is
 // bound by instruction issue, and code for a path not taken changes how ptxas schedules the
 // mainloop (both paths in one loop carried ~100 more integer instructions per k-tile).
+// [/doc:template-flags-why]
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
           bool kBVec, bool kSplit>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
     sgemm_10_every_shape_tile(const TileParams params) {
+    // [/doc:template-flags]
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
     constexpr int kThreads = (BM / WM) * kWarpsN * 32;
     constexpr int kSubM = WM / WMITER;  // one warp sub-tile: kSubM x kSubN
@@ -72,10 +63,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     static_assert(BK % 8 == 0 && BM % kARows == 0,
                   "A is copied in 8-float row pieces (one 32-byte sector per 8 lanes; with kPad = 4 their "
                   "transposed stores hit 32 different banks), and the passes cover the A tile evenly");
+    // [doc:b-few-copies]
     constexpr bool kBFewCopies = BK * BN / 4 < kThreads;  // step 10: a narrow tile, fewer B float4s than threads
     static_assert(BN % 4 == 0 && kThreads % (BN / 4) == 0 && (kBFewCopies || BK % (kThreads / (BN / 4)) == 0),
                   "one pass of the block copies whole rows of the B tile as float4s (the first BK * BN / 4 "
                   "threads when the tile holds fewer float4s than there are threads), and the passes cover it evenly");
+    // [/doc:b-few-copies]
     static_assert((kThreads % BN == 0 || BN % kThreads == 0) && BK * BN % kThreads == 0,
                   "step 10: unaligned B is copied one float per copy, consecutive threads on consecutive columns; "
                   "a copy's row and column offsets must then be the same for every thread");
@@ -98,6 +91,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     const bool b_vec = params.b_vec, c_vec = params.c_vec;
 
     const int tid = threadIdx.x;
+    // [doc:k-range]
     // step 10: which tile and which K range. Data-parallel blocks come first in blockIdx order, so
     // they are scheduled first and the short split blocks fill the last round. Split blocks are
     // split-major: neighbouring blocks compute neighbouring tiles over the same K range (L2 reuse).
@@ -110,8 +104,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     }
     const int k_begin = to_workspace ? split * params.k_per_split : 0;
     const int k_end = to_workspace ? k_begin + min(params.k_per_split, K - k_begin) : K;  // no overflow near 2^31
-    const TileOrigin origin =
-        tile_origin(tile, sgemm::ceil_div(M, BM), sgemm::ceil_div(N, BN), GROUP_M, BM, BN);
+    // [/doc:k-range]
+    const sgemm::TileOrigin origin = sgemm::rasterized_tile<BM, BN, GROUP_M>(M, N, tile);
     const int rows_left = M - origin.row, cols_left = N - origin.col;  // >= 1: rows / columns of C in this tile
     const float* A_tile = A + static_cast<size_t>(origin.row) * lda;   // 64-bit offsets, once
     const float* B_tile = B + origin.col;
@@ -126,8 +120,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     const int a_row = tid / 8, a_col = tid % 8;
     const int b_row = tid / (BN / 4), b_col = tid % (BN / 4) * 4;
     const int bs_row = tid / BN, bs_col = tid % BN;
+    // [doc:b-copier]
     const bool b_copier = !kBFewCopies || tid < BK * BN / 4;  // compile-time true but for narrow tiles
 
+    // [doc:interior]
     // Uniform per block: interior tiles never test an index against M or N (step 10: also when B or
     // C is unaligned; the alignment only chooses the copy and store width).
     const bool interior = rows_left >= BM && cols_left >= BN;
@@ -151,13 +147,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                 for (int q = 0; q < BK / 8; ++q)
                     sgemm::cp_async4(&As[stage][a_col + 8 * q][a_row + p * kARows],
                                      a_src + static_cast<size_t>(p * kARows) * lda + 8 * q, 4);
+            // [doc:b-copy-width]
             if constexpr (kBVec) {
                 const float* b_src = B_tile + static_cast<size_t>(k0 + b_row) * ldb + b_col;
 #pragma unroll
+                // [doc:b-copier-float4]
                 for (int p = 0; p < kBLoads; ++p)
                     if (b_copier)
                         sgemm::cp_async16(&Bs[stage][b_row + p * kBRowsPerPass][b_col],
                                           b_src + static_cast<size_t>(p * kBRowsPerPass) * ldb, 16);
+                // [/doc:b-copier-float4]
             } else {
                 const float* b_src = B_tile + static_cast<size_t>(k0 + bs_row) * ldb + bs_col;
 #pragma unroll
@@ -168,6 +167,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                                      4);
                 }
             }
+            // [/doc:b-copy-width]
         } else {
 #pragma unroll
             for (int p = 0; p < BM / kARows; ++p)
@@ -178,11 +178,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                     sgemm::cp_async4(&As[stage][k][m], in ? A_tile + static_cast<size_t>(m) * lda + k0 + k : A,
                                      in ? 4 : 0);
                 }
+            // [doc:edge-b-copies]
             // Edge tiles copy B as step 09 does: four floats a thread, one zero-filling 16-byte copy of
             // the 0 .. 4 floats inside B (N need not be a multiple of 4 when ldb is) or four 4-byte ones.
             // (This path is rare; written as step 09's, ptxas schedules the mainloop as step 09's.)
 #pragma unroll
+            // [doc:b-copier-edge]
             for (int p = 0; p < kBLoads && b_copier; ++p) {
+            // [/doc:b-copier-edge]
                 const int k = b_row + p * kBRowsPerPass;
                 float* dst = &Bs[stage][k][b_col];
                 const float* src = B_tile + static_cast<size_t>(k0 + k) * ldb + b_col;
@@ -197,6 +200,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
                     }
                 }
             }
+            // [/doc:edge-b-copies]
         }
     };
     // ---- shared memory -> registers: the thread's fragments for one k, (TM + TN) / 4 LDS.128.
@@ -216,6 +220,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
         }
     };
 
+    // [doc:prologue]
     // ---- prologue: start k-tiles 0 .. STAGES - 2 of this block's K range, one commit group each
     // (committed even when empty, so that group g always belongs to k-tile g and the wait counts
     // below hold for any K). step 10: the range is [k_begin, k_end), never empty (see make_tile_plan).
@@ -234,9 +239,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     int read_stage = 0, write_stage = STAGES - 1;
     for (int kt = 0; kt < num_k_tiles; ++kt) {
         const bool has_next = kt + 1 < num_k_tiles;  // uniform across the block
+        // [doc:refill]
         // Refill the stage computed on during k-tile kt - 1 (every thread has passed the barrier
         // behind its last read) with k-tile kt + STAGES - 1. Group kt + STAGES - 1, maybe empty.
         if (kt + STAGES - 1 < num_k_tiles) load_tile_async(write_stage, k_begin + (kt + STAGES - 1) * BK);
+        // [/doc:refill]
         sgemm::cp_async_commit();
         write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
 #pragma unroll
@@ -259,6 +266,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
         }
     }
 
+    // [doc:store-unaligned-c]
     // step 10: C's rows unaligned. For each i, the warp's lanes hold kStagedRows rows x WN columns
     // of C (row lane / kLanesN, kLaneTN columns per sub-tile); they go into a per-warp buffer in
     // shared memory, then every lane stores columns lane, lane + 32, ... of each row: one store
@@ -292,6 +300,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
         }
     };
 
+    // [doc:epilogue]
     // ---- epilogue. step 10: a split block stores its unscaled partial tile, whole and unchecked
     // (rows and columns outside C hold zeros: their copies were zero-filled); a data-parallel block
     // writes C = alpha * acc + beta * C as in step 09, unchecked in interior tiles of an aligned C.
@@ -328,6 +337,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     }
 }
 
+// [doc:reduce]
 // step 10: the split-K reduction. One thread per 4 consecutive outputs of a split tile adds the
 // partials of splits 0, 1, ..., S - 1 in this order, always: the sum of an output does not depend
 // on which block finished first, so the result is bit-identical run to run (float atomics would
@@ -339,11 +349,12 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_reduce(const TilePar
     const int t = blockIdx.x / blocks_per_tile;                                    // split tile dp_tiles + t
     const int e = (blockIdx.x % blocks_per_tile * 256 + threadIdx.x) * 4;          // first of 4 floats in it
     const int row = e / bn, col = e % bn;                                          // in the tile
-    const TileOrigin origin =
-        tile_origin(p.dp_tiles + t, sgemm::ceil_div(p.M, bm), sgemm::ceil_div(p.N, bn), group_m, bm, bn);
+    const sgemm::TileOrigin origin =
+        sgemm::rasterized_tile(p.dp_tiles + t, sgemm::ceil_div(p.M, bm), sgemm::ceil_div(p.N, bn), group_m, bm, bn);
     const int rows_left = p.M - origin.row, cols_left = p.N - origin.col;
     const size_t split_stride = static_cast<size_t>(p.sk_tiles) * bm * bn;  // floats between splits
     float* C_tile = p.C + static_cast<size_t>(origin.row) * p.ldc + origin.col;
+    // [doc:reduce-unaligned-c]
     if (!p.c_vec) {
         // C's rows unaligned: the block's 1024 outputs as 4 runs of 256 consecutive ones, one float
         // per thread and run, so that a warp's store writes 32 consecutive floats of a row.
@@ -360,6 +371,7 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_reduce(const TilePar
         }
         return;
     }
+    // [/doc:reduce-unaligned-c]
     if (row >= rows_left || col >= cols_left) return;  // padding of an edge tile: nothing to write
     const float* src = p.partials + static_cast<size_t>(t) * bm * bn + e;
     float4 sum = *reinterpret_cast<const float4*>(src);
@@ -370,10 +382,13 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_reduce(const TilePar
     sgemm::store_c4(C_tile, p.ldc, row, col, rows_left, cols_left, sum, p.alpha, p.beta, p.c_vec);
 }
 
+// [doc:pack-b]
 // step 10: B's rows not 16-byte aligned (ldb or B not a multiple of 4 floats, e.g. N = 4097): the
 // tile kernel copies B one float per cp.async, ~4 % slower than with 16-byte copies. For a large
 // problem, copying B once into an aligned K x ldp workspace (ldp = N rounded up to 4, the extra
 // columns zero) costs K * N * 8 bytes, against 2 * M * N * K FLOP that then run at full speed.
+// A straight copy, so a grid-stride loop rather than staging.cuh's shared-memory tile walk (made
+// for transposes); it writes the padding columns too, since the float4 copies of B read them.
 __global__ void __launch_bounds__(256) sgemm_10_every_shape_pack_b(int K, int N, const float* B, int ldb, float* Bp,
                                                                    int ldp) {
     const long long n_total = static_cast<long long>(K) * ldp;

@@ -1,6 +1,9 @@
 #include "check.h"
 
+#include <map>
+#include <mutex>
 #include <string_view>
+#include <tuple>
 
 namespace sgemm {
 
@@ -19,6 +22,18 @@ std::string_view relative_source(std::string_view file) {
 void throw_cuda_error(const std::string& what, std::source_location where) {
     throw CudaError(what + " (at " + std::string(relative_source(where.file_name())) + ":" +
                     std::to_string(where.line()) + ")");
+}
+
+void allow_dynamic_smem(const void* kernel, int bytes) {
+    int device = 0;
+    check(cudaGetDevice(&device));
+    static std::mutex mutex;
+    static std::map<std::tuple<const void*, int>, int> granted;  // (kernel, device) -> bytes allowed
+    const std::lock_guard lock(mutex);
+    auto it = granted.find({kernel, device});
+    if (it != granted.end() && it->second == bytes) return;
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    granted[{kernel, device}] = bytes;
 }
 
 }  // namespace sgemm

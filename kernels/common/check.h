@@ -7,6 +7,10 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <source_location>
 #include <stdexcept>
 #include <string>
@@ -42,7 +46,36 @@ void launch_checked(void (*kernel)(KernelArgs...), dim3 grid, dim3 block, size_t
 }
 #endif
 
+// More than 48 KB of dynamic shared memory per block needs an opt-in for each kernel, on each
+// device. This one asks the current device once per (kernel, device, bytes) and keeps only
+// successes: a failure is reported again on the next launch, and a second GPU gets its own call.
+void allow_dynamic_smem(const void* kernel, int bytes);
+template <typename... KernelArgs>
+void allow_dynamic_smem(void (*kernel)(KernelArgs...), int bytes) {
+    allow_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes);
+}
+
+// A value made once for each CUDA device, on first use from that device (the current one):
+// e.g. a model of its attributes. `make(device)` runs at most once per device and call site
+// (each lambda type has its own cache); if it throws, nothing is kept and the next call retries.
+template <typename T, typename Make>
+const T& per_device(Make make) {
+    static std::mutex mutex;
+    static std::map<int, std::unique_ptr<const T>> values;
+    int device = 0;
+    check(cudaGetDevice(&device));
+    const std::lock_guard lock(mutex);
+    auto& value = values[device];
+    if (!value) value = std::make_unique<const T>(make(device));
+    return *value;
+}
+
 // ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b near 2^31.
 __host__ __device__ constexpr int ceil_div(int a, int b) { return a / b + (a % b != 0); }
+
+// Row pitches of staged copies are a multiple of 4 floats (16 bytes: TMA's row pitch, float4 rows) ...
+constexpr long long round_up4(long long x) { return (x + 3) / 4 * 4; }
+// ... and each buffer carved out of a workspace starts 256-byte aligned.
+constexpr std::size_t align256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 }  // namespace sgemm

@@ -14,6 +14,7 @@ namespace sgemm {
 
 namespace {
 
+// [doc:encode-tiled]
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
     static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
         void* p = nullptr;
@@ -29,6 +30,7 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
 
 }  // namespace
 
+// [doc:make-tensor-map]
 CUtensorMap make_tensor_map_2d(const float* base, long long rows, long long cols, long long ld, TmaBox box_shape,
                                CUtensorMapSwizzle swizzle) {
     const int box_rows = box_shape.rows, box_cols = box_shape.cols;

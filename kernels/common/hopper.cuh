@@ -2,10 +2,16 @@
 // and the host-side tensor map. Thin wrappers around single PTX instructions; what they are
 // for, and the order in which a kernel uses them, is explained in docs/kernels/11_*.md.
 //
-// Device code here compiles to PTX that only sm_90 and newer accept: every wrapper is empty
-// for older targets, and the kernels that use them require compute capability 9.0
-// (Requirements::min_cc = 90), so the runner never launches them elsewhere.
+// The PTX here (wgmma and setmaxnreg above all) exists for sm_90a alone, so this header compiles
+// only there: a source that includes it must be listed in SGEMM_SM90A_SOURCES (CMakeLists.txt),
+// which builds it for sm_90a whatever the project's architectures, and its registration must set
+// Requirements::needs_sm90a so that the runner launches it on compute capability 9.0 only. Built
+// for any other target it stops with #error instead of compiling wrappers that do nothing.
 #pragma once
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "hopper.cuh needs sm_90a (wgmma, setmaxnreg, TMA): add this source to SGEMM_SM90A_SOURCES in CMakeLists.txt"
+#endif
 
 #include <cuda.h>  // CUtensorMap and its enums (types only: libcuda is reached through the runtime)
 #include <cuda_runtime.h>
@@ -15,33 +21,26 @@
 
 namespace sgemm {
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define SGEMM_HOPPER_DEVICE 1  // the one macro of this file: PTX below exists from sm_90 on
-#endif
-
 // The 32-bit shared-memory address of a generic pointer into shared memory (the form PTX's
 // shared::cta operands take).
 __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
     return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// [doc:mbarrier]
 // ---- mbarrier: a 64-bit shared-memory object with an arrival count and a transaction count.
 // A phase completes when the expected arrivals have arrived and the transaction bytes announced
 // with expect_tx have landed; waiting threads then see the phase bit flip (parity 0, 1, 0, ...).
 
 // Once, by one thread, before any use; `count` arrivals complete each phase.
 __device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, unsigned count) {
-#ifdef SGEMM_HOPPER_DEVICE
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
-#endif
 }
 
 // Makes the initialized barriers visible to the async proxy (TMA) and the other threads; the
 // block synchronizes after it.
 __device__ __forceinline__ void fence_barrier_init() {
-#ifdef SGEMM_HOPPER_DEVICE
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#endif
 }
 
 // The mbarriers of a ring of `stages` shared-memory stages, by one thread, before the block's
@@ -58,17 +57,13 @@ __device__ __forceinline__ void init_stage_barriers(std::uint64_t* full, std::ui
 
 // One arrival that also announces `bytes` more bytes of asynchronous copies into this phase.
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
-#ifdef SGEMM_HOPPER_DEVICE
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
                  : "memory");
-#endif
 }
 
 // One arrival (release semantics: this thread's earlier shared-memory reads are done first).
 __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
-#ifdef SGEMM_HOPPER_DEVICE
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
-#endif
 }
 
 // One test of the phase with parity `parity`: true once it has completed (acquire: the data it
@@ -76,7 +71,6 @@ __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
 // reports failure, so a loop around it does not spin hot.
 __device__ __forceinline__ bool mbarrier_try_wait(std::uint64_t* bar, unsigned parity) {
     unsigned done = 1;
-#ifdef SGEMM_HOPPER_DEVICE
     asm volatile(
         "{\n"
         ".reg .pred p;\n"
@@ -86,7 +80,6 @@ __device__ __forceinline__ bool mbarrier_try_wait(std::uint64_t* bar, unsigned p
         : "=r"(done)
         : "r"(smem_addr(bar)), "r"(parity)
         : "memory");
-#endif
     return done != 0;
 }
 
@@ -99,7 +92,6 @@ inline constexpr long long kMbarrierDebugTries = 1ll << 26;
 // Blocks until the phase with parity `parity` has completed. Release builds spin on try_wait; a
 // debug build (NDEBUG undefined) traps with a message after kMbarrierDebugTries failed tries.
 __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
-#ifdef SGEMM_HOPPER_DEVICE
 #ifdef NDEBUG
     asm volatile(
         "{\n"
@@ -119,69 +111,58 @@ __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, unsigned parit
         }
     }
 #endif
-#endif
 }
+// [/doc:mbarrier]
 
 // Makes this thread's generic-proxy writes to shared memory (st.shared) visible to the async
 // proxy (wgmma, TMA) that reads them next.
 __device__ __forceinline__ void fence_proxy_async_shared() {
-#ifdef SGEMM_HOPPER_DEVICE
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
 }
 
 // A barrier among `count` threads (whole warps) on hardware barrier `id` (0 is __syncthreads').
 __device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned count) {
-#ifdef SGEMM_HOPPER_DEVICE
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
-#endif
 }
 
 // Arrives on hardware barrier `id` without waiting: with named_barrier_sync of the other threads,
 // `count` in all, a one-way hand-over (what this thread wrote to shared memory before it is visible
 // to the threads that sync). Not .aligned: the threads of a warp may arrive from different branches.
 __device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned count) {
-#ifdef SGEMM_HOPPER_DEVICE
     asm volatile("barrier.cta.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
-#endif
 }
 
+// [doc:tma]
 // ---- TMA: one instruction copies a whole box of a 2-D tensor from global into shared memory,
 // zero-filling the parts outside the tensor, and counts its bytes on `bar` (complete_tx).
 // x is the coordinate along the contiguous dimension, y along the rows; both may run past the end.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y) {
-#ifdef SGEMM_HOPPER_DEVICE
     asm volatile(
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::
             "r"(smem_addr(dst)),
         "l"(map), "r"(smem_addr(bar)), "r"(x), "r"(y)
         : "memory");
-#endif
 }
 
 // Starts fetching a tensor map (a __grid_constant__ kernel parameter) into the TMA unit's cache.
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
-#ifdef SGEMM_HOPPER_DEVICE
     asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
-#endif
 }
+// [/doc:tma]
 
+// [doc:setmaxnreg]
 // ---- setmaxnreg (sm_90a): a warpgroup (4 warps, all of which execute it) gives registers back
 // to the SM's pool (dec) or takes them from it (inc), so that the warps which need registers
 // can hold more than the per-thread share fixed at launch. Counts are multiples of 8 in 24..256.
 template <unsigned kRegs>
 __device__ __forceinline__ void setmaxnreg_dec() {
     static_assert(kRegs % 8 == 0 && kRegs >= 24 && kRegs <= 256, "setmaxnreg takes a multiple of 8 in 24..256");
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
-#endif
 }
 template <unsigned kRegs>
 __device__ __forceinline__ void setmaxnreg_inc() {
     static_assert(kRegs % 8 == 0 && kRegs >= 24 && kRegs <= 256, "setmaxnreg takes a multiple of 8 in 24..256");
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
-#endif
 }
 
 // ---- wgmma (sm_90a): a warpgroup-wide asynchronous matrix multiply-accumulate on the tensor
@@ -189,33 +170,27 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 
 // Orders this warpgroup's register and shared-memory accesses before the wgmma that follow.
 __device__ __forceinline__ void wgmma_fence() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#endif
 }
 
 // Closes the wgmma issued since the last commit into one group.
 __device__ __forceinline__ void wgmma_commit_group() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-#endif
 }
 
 // Waits until at most kPending committed groups are still running (their reads of shared
 // memory and writes of D are complete for the others).
 template <int kPending>
 __device__ __forceinline__ void wgmma_wait_group() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
-#endif
 }
 
+// [doc:wgmma-tf32]
 // D (64 x 128, fp32, 64 registers per thread) = A (64 x 8) * B (8 x 128) + (accumulate ? D : 0),
 // A and B tf32 from shared memory, both K-major (the only layout wgmma accepts for tf32). Register
 // i of thread t (of the warpgroup's 128) holds D[16 (t / 32) + (t % 32) / 4 + 8 (i % 4 / 2)][8 (i / 4) + 2 (t % 4) + i % 2].
 __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b,
                                                      int accumulate) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile(
         "{\n"
         ".reg .pred p;\n"
@@ -237,7 +212,6 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], std::uint64
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
         : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-#endif
 }
 
 // ---- host and device: a TMA box of 4-byte elements, box_rows x box_cols. A kernel announces

@@ -12,6 +12,13 @@ std::vector<KernelInfo>& mutable_registry() {
     return kernels;
 }
 
+// "07", "905": as labels and function names spell numbers.
+std::string two_digits(int number) {
+    char text[16];
+    std::snprintf(text, sizeof text, "%02d", number);
+    return text;
+}
+
 bool valid_name(std::string_view name) {
     return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
@@ -28,30 +35,41 @@ const char* to_string(Precision p) {
     return "unknown";
 }
 
-std::string KernelInfo::label() const {
-    char prefix[16];  // "01_", "07_", "905_"
-    std::snprintf(prefix, sizeof prefix, "%02d_", number);
-    return prefix + name;
+std::string KernelInfo::label() const { return two_digits(spec.number) + "_" + name; }
+
+std::string KernelInfo::functions() const { return step > 0 ? "sgemm_" + two_digits(step) + "_" : ""; }
+
+std::string KernelInfo::sass_functions() const {
+    if (spec.sass.required.empty() && spec.sass.absent.empty()) return "";
+    if (spec.sass.functions) return spec.sass.functions;
+    return spec.gemm_function ? spec.gemm_function : functions();
 }
 
-std::string KernelInfo::describe(const GemmArgs& args) const { return describe_fn ? describe_fn(args) : ""; }
+std::string KernelInfo::describe(const GemmArgs& args) const { return spec.describe ? spec.describe(args) : ""; }
 
 std::string KernelInfo::can_implement(const GemmArgs& args) const {
-    return can_implement_fn ? can_implement_fn(args) : "";
+    return spec.can_implement ? spec.can_implement(args) : "";
 }
 
-std::size_t KernelInfo::workspace_bytes(const GemmArgs& args) const { return workspace_fn ? workspace_fn(args) : 0; }
+std::size_t KernelInfo::workspace_bytes(const GemmArgs& args) const {
+    return spec.workspace_bytes ? spec.workspace_bytes(args) : 0;
+}
 
 std::string KernelInfo::unmet_requirements(int cc) const {
     // sm_90a code runs only on compute capability 9.0 itself: arch-specific features are not
     // forward-compatible to later architectures.
-    if (requirements.needs_sm90a && cc != 90) return "needs sm_90a";
-    if (cc < requirements.min_cc)
-        return "needs sm_" + std::to_string(requirements.min_cc) + " or newer";
+    if (spec.requirements.needs_sm90a && cc != 90) return "needs sm_90a";
+    if (cc < spec.requirements.min_cc)
+        return "needs sm_" + std::to_string(spec.requirements.min_cc) + " or newer";
     return "";
 }
 
 const std::vector<KernelInfo>& registry() { return mutable_registry(); }
+
+void Registration::throw_functions_set_twice(const KernelSpec& spec) {
+    throw std::logic_error("sgemm registry: kernel '" + std::string(spec.name ? spec.name : "") +
+                           "' registers a configuration type and sets its functions in the spec as well");
+}
 
 Registration::Registration(const KernelSpec& spec) {
     auto& kernels = mutable_registry();
@@ -64,24 +82,45 @@ Registration::Registration(const KernelSpec& spec) {
     if (!spec.candidates != !spec.launch_candidate)
         throw std::logic_error("sgemm registry: kernel '" + name + "' sets only one of candidates/launch_candidate");
     for (const auto& k : kernels)
-        if (k.number == spec.number || k.name == name)
+        if (k.spec.number == spec.number || k.name == name)
             throw std::logic_error("sgemm registry: kernel " + std::to_string(spec.number) + " '" + name +
                                    "' clashes with " + k.label());
     KernelInfo info;
-    info.number = spec.number;
+    info.spec = spec;
+    info.spec.idea = spec.idea ? spec.idea : "";
     info.name = name;
-    info.idea = spec.idea ? spec.idea : "";
-    info.launch = spec.launch;
-    info.describe_fn = spec.describe;
-    info.can_implement_fn = spec.can_implement;
-    info.workspace_fn = spec.workspace_bytes;
-    info.requirements = spec.requirements;
-    info.precision = spec.precision;
-    info.candidates_fn = spec.candidates;
-    info.launch_candidate = spec.launch_candidate;
+    info.step = spec.number;
+    if (info.is_tuning_variant()) {
+        const KernelInfo* step = step_of_variant(name);
+        if (!step)
+            throw std::logic_error("sgemm registry: tuning variant " + std::to_string(spec.number) + " '" + name +
+                                   "' matches no step: its name must start with its step's name and '_', and it "
+                                   "registers after its step, in the step's file");
+        info.step = step->spec.number;
+        if (!info.spec.gemm_function) info.spec.gemm_function = step->spec.gemm_function;
+    }
+    // The functions a profiler or check_sass.py is pointed at must be this kernel's own.
+    for (const char* function : {info.spec.gemm_function, info.spec.sass.functions})
+        if (function && (info.step == 0 || !std::string_view(function).starts_with(info.functions())))
+            throw std::logic_error("sgemm registry: kernel '" + name + "' names function '" + function + "', " +
+                                   (info.step == 0 ? "but it has no sgemm_NN_ functions"
+                                                   : "which is not one of its " + info.functions() + "* functions"));
+    if (info.spec.sass.functions && info.sass_functions().empty())
+        throw std::logic_error("sgemm registry: kernel '" + name + "' names SASS functions but no features");
     kernels.insert(std::upper_bound(kernels.begin(), kernels.end(), info,
-                                     [](const KernelInfo& a, const KernelInfo& b) { return a.number < b.number; }),
+                                     [](const KernelInfo& a, const KernelInfo& b) {
+                                         return a.spec.number < b.spec.number;
+                                     }),
                    std::move(info));
+}
+
+const KernelInfo* step_of_variant(std::string_view name) {
+    const KernelInfo* step = nullptr;
+    for (const auto& k : registry())
+        if (!k.is_tuning_variant() && k.spec.number > 0 && name.size() > k.name.size() &&
+            name.starts_with(k.name) && name[k.name.size()] == '_' && (!step || k.name.size() > step->name.size()))
+            step = &k;
+    return step;
 }
 
 const KernelInfo* find_kernel(std::string_view key) {
@@ -89,7 +128,7 @@ const KernelInfo* find_kernel(std::string_view key) {
     const bool numeric = std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
     for (const auto& k : registry()) {
         if (numeric) {
-            if (key.size() <= 4 && std::stoi(std::string(key)) == k.number) return &k;
+            if (key.size() <= 4 && std::stoi(std::string(key)) == k.spec.number) return &k;
         } else if (key == k.name || key == k.label()) {
             return &k;
         }

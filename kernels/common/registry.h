@@ -3,9 +3,11 @@
 //   static const sgemm::Registration registration{{.number = NN, .name = "name", .idea = "one-line idea",
 //                                                  .launch = launch, .describe = describe}};
 //
-// and is then picked up by sgemm_runner, the tests and the benchmark scripts. There is no
-// central list to edit. The kernel objects are linked as a CMake OBJECT library, so the
-// linker cannot drop an "unused" registration.
+// and is then picked up by sgemm_runner, the tests and the scripts (benchmark, report, sanitizer,
+// profiler, SASS checks), which read the registry through `sgemm_runner --list --json -`. There is no
+// central list to edit: every fact about a kernel is a field of its KernelSpec, set in that line. The
+// kernel objects are linked as a CMake OBJECT library, so the linker cannot drop an "unused"
+// registration.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -75,10 +77,24 @@ const char* to_string(Precision p);  // "fp32", "fp32 via tensor cores", "tf32"
 // handling), registered only in -DSGEMM_TUNING=ON builds. The scripts read it from --list --json.
 inline constexpr int kTuningFrom = 100;
 
-// What a kernel file registers (an aggregate: designated initializers keep it to one line).
+// What the machine code of a kernel must show, checked without a GPU by tests/check_sass.py in the
+// code for the SMs its Requirements allow. Features are names from check_sass.py's vocabulary, which
+// maps each to an instruction pattern: "LDG.128", "LDS.128", "LDGSTS", "UTMALDG", "SYNCS",
+// "HGMMA.TF32". A tuning variant needs none of its own: its functions are its step's, so the step's
+// checks cover them.
+struct SassChecks {
+    // The __global__ functions checked: a whole name (every template instance of it) or a prefix
+    // ending in '_'. nullptr: the kernel's gemm_function if it has one, else all its functions (sgemm_NN_).
+    const char* functions = nullptr;
+    std::vector<std::string> required = {};  // features each of those functions must show
+    std::vector<std::string> absent = {};    // features none of them may show
+};
+
+// What a kernel file registers (an aggregate: designated initializers keep it to one line). Its
+// __global__ functions are named sgemm_NN_* after its step (a tuning variant's are its step's).
 struct KernelSpec {
     int number = -1;            // 0 is cuBLAS; steps are 1, 2, 3, ...; tuning variants kTuningFrom+
-    const char* name = "";      // e.g. "naive"; the __global__ functions are sgemm_NN_<name>*
+    const char* name = "";      // e.g. "naive"; a tuning variant's starts with its step's name and '_'
     const char* idea = "";      // one line for --list and the docs
     LaunchFn launch = nullptr;
     DescribeFn describe = nullptr;            // nullptr: the empty string
@@ -88,23 +104,28 @@ struct KernelSpec {
     Precision precision = Precision::kFp32;
     CandidatesFn candidates = nullptr;           // nullptr: one configuration, nothing to tune
     LaunchCandidateFn launch_candidate = nullptr;
+    // For a kernel that launches operand pre-pass kernels before the GEMM: the __global__ function that
+    // computes the product (what a profiler should pick). nullptr: the kernel's first launch is the GEMM.
+    // A tuning variant that sets none inherits its step's.
+    const char* gemm_function = nullptr;
+    SassChecks sass = {};  // no features: no checks beyond check_sass.py's own (no local memory)
 };
 
+// A registered kernel: its spec and what the registry derives from it.
 struct KernelInfo {
-    int number = -1;
-    std::string name;
-    std::string idea;
-    LaunchFn launch = nullptr;
-    DescribeFn describe_fn = nullptr;
-    CanImplementFn can_implement_fn = nullptr;
-    WorkspaceFn workspace_fn = nullptr;
-    Requirements requirements;
-    Precision precision = Precision::kFp32;
-    CandidatesFn candidates_fn = nullptr;
-    LaunchCandidateFn launch_candidate = nullptr;
+    KernelSpec spec;   // as registered, idea never null, with what a tuning variant inherits filled in
+    std::string name;  // spec.name
+    // spec.number for a step (0 for cuBLAS); for a tuning variant, the step whose name and '_' start
+    // its name (103 smem_caching_checked: 3). Derived rather than registered: the name already says
+    // it, and a second field could disagree with it.
+    int step = -1;
 
     std::string label() const;  // "01_naive"
-    bool is_tuning_variant() const { return number >= kTuningFrom; }
+    bool is_tuning_variant() const { return spec.number >= kTuningFrom; }
+    // "sgemm_07_": the prefix of every __global__ function of the kernel (its step's); "" for cuBLAS.
+    std::string functions() const;
+    // What spec.sass checks (see SassChecks::functions); "" when the kernel has no SASS checks.
+    std::string sass_functions() const;
     std::string describe(const GemmArgs& args) const;
     std::string can_implement(const GemmArgs& args) const;  // empty: it can
     std::size_t workspace_bytes(const GemmArgs& args) const;
@@ -120,10 +141,49 @@ const std::vector<KernelInfo>& registry();
 // Returns nullptr when nothing matches.
 const KernelInfo* find_kernel(std::string_view key);
 
+// The step a tuning variant named `name` belongs to: the registered step whose name and '_' start
+// `name` (the longest such name, should step names ever prefix one another); nullptr when none does.
+const KernelInfo* step_of_variant(std::string_view name);
+
+// A kernel configuration as one type: a struct whose template arguments are the configuration
+// (BM, BN, BK, ...) and whose static member functions launch it, with the signatures above:
+// launch (required), describe, can_implement, workspace_bytes, candidates + launch_candidate
+// (each taken when the struct has it). Registering the type, not its functions one by one, names
+// the configuration once, so a variant cannot describe one configuration and launch another.
+template <typename Config>
+concept KernelConfig = requires { static_cast<LaunchFn>(&Config::launch); };
+
 struct Registration {
     // Throws std::logic_error (at start-up) on a duplicate number or name, a name outside
-    // [a-z0-9_]+, or a missing launch function.
+    // [a-z0-9_]+, a missing launch function, a tuning variant whose name starts with no registered
+    // step's name and '_' (a variant registers after its step, in the step's file), or a
+    // gemm_function or SASS function outside the kernel's sgemm_NN_ functions.
     explicit Registration(const KernelSpec& spec);
+    // The functions of `Config` plus what `spec` says (number, name, idea, requirements, ...); `spec`
+    // sets none of the functions itself:
+    //   static const sgemm::Registration registration{Kernel<128, 128, 8>{}, {.number = 5, .name = ...}};
+    template <KernelConfig Config>
+    Registration(Config, KernelSpec spec) : Registration(with_functions_of<Config>(spec)) {}
+
+  private:
+    template <typename Config>
+    static KernelSpec with_functions_of(KernelSpec spec) {
+        if (spec.launch || spec.describe || spec.can_implement || spec.workspace_bytes || spec.candidates ||
+            spec.launch_candidate)
+            throw_functions_set_twice(spec);
+        spec.launch = &Config::launch;
+        if constexpr (requires { static_cast<DescribeFn>(&Config::describe); }) spec.describe = &Config::describe;
+        if constexpr (requires { static_cast<CanImplementFn>(&Config::can_implement); })
+            spec.can_implement = &Config::can_implement;
+        if constexpr (requires { static_cast<WorkspaceFn>(&Config::workspace_bytes); })
+            spec.workspace_bytes = &Config::workspace_bytes;
+        if constexpr (requires { static_cast<CandidatesFn>(&Config::candidates); }) {
+            spec.candidates = &Config::candidates;
+            spec.launch_candidate = &Config::launch_candidate;
+        }
+        return spec;
+    }
+    [[noreturn]] static void throw_functions_set_twice(const KernelSpec& spec);
 };
 
 // Empty when `args` is a valid GEMM call (dimensions >= 1, leading dimensions large enough,

@@ -13,11 +13,6 @@
 
 namespace sgemm {
 
-// Row pitches of staged copies are a multiple of 4 floats (TMA's 16-byte row pitch) ...
-inline long long round_up4(long long x) { return (x + 3) / 4 * 4; }
-// ... and each copy in the workspace starts 256-byte aligned.
-inline std::size_t align256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 // A staging kernel runs 32 x 8 threads per block over 32 x 32 tiles of the source.
 inline constexpr int kStageTile = 32, kStageRows = 8;
 
@@ -27,6 +22,7 @@ inline dim3 stage_grid(int rows, int cols, int col_blocks = kMaxGridY) {
     return dim3(ceil_div(rows, kStageTile), std::min(ceil_div(cols, kStageTile), std::min(col_blocks, kMaxGridY)));
 }
 
+// [doc:stage-tiles]
 // Walks this block's 32 x 32 tiles of src (rows x cols, leading dimension ld_src) through shared
 // memory and calls put(out_row, out_col, x) once for every element x of the destination: src
 // itself (kTranspose = false) or src^T. Both the reads and the transposed writes stay coalesced.

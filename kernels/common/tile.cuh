@@ -55,17 +55,29 @@ inline dim3 tile_grid(int tiles_x, int tiles_y) {
 // The tile row (along gridDim.y, continued on gridDim.z) of this block (device).
 __device__ __forceinline__ int tile_y() { return blockIdx.y + gridDim.y * blockIdx.z; }
 
-// Threadblock rasterization of a 1-D grid (steps 11 and 12; steps 09 and 10 spell it out): block
-// `block` takes the tile whose first row and column this returns, walking groups of GROUP_M
-// tile-rows column by column, so that the blocks resident at one time share rows of A and
-// columns of B in L2. GROUP_M = 1 is plain row-major order.
-template <int BM, int BN, int GROUP_M>
-__device__ __forceinline__ int2 rasterized_tile(int M, int N, int block) {
-    const int tiles_m = ceil_div(M, BM), tiles_n = ceil_div(N, BN);
-    const int group = block / (GROUP_M * tiles_n);
-    const int group_rows = min(GROUP_M, tiles_m - group * GROUP_M);  // the last group may be shorter
-    const int in_group = block % (GROUP_M * tiles_n);
-    return make_int2((group * GROUP_M + in_group % group_rows) * BM, in_group / group_rows * BN);
+// Threadblock rasterization of a 1-D grid (steps 09-12): block `block` takes the tile whose first
+// row and column this returns, walking groups of group_m tile-rows column by column, so that the
+// blocks resident at one time share rows of A and columns of B in L2 (a square-ish patch of C
+// instead of whole tile-rows). group_m = 1 is plain row-major order. Host and device: a split-K
+// reduction finds its tiles with the same walk. `block` keeps its caller's type: blockIdx.x is
+// unsigned, and unsigned division is the shorter instruction sequence.
+struct TileOrigin {
+    int row, col;
+};
+template <typename Block>
+__host__ __device__ __forceinline__ TileOrigin rasterized_tile(Block block, int tiles_m, int tiles_n, int group_m,
+                                                               int bm, int bn) {
+    const int group = block / (group_m * tiles_n);
+    const int rows_after = tiles_m - group * group_m;
+    const int group_rows = group_m < rows_after ? group_m : rows_after;  // the last group may be shorter
+    const int in_group = block % (group_m * tiles_n);
+    return {(group * group_m + in_group % group_rows) * bm, in_group / group_rows * bn};
+}
+// The same for compile-time tiles of an M x N matrix.
+template <int BM, int BN, int GROUP_M, typename Block>
+__device__ __forceinline__ TileOrigin rasterized_tile(int M, int N, Block block) {
+    static_assert(GROUP_M >= 1, "GROUP_M tile-rows per rasterization group; 1 is plain row-major order");
+    return rasterized_tile(block, ceil_div(M, BM), ceil_div(N, BN), GROUP_M, BM, BN);
 }
 
 // The number of BM x BN tiles of an M x N matrix, in 64 bits (it may exceed an int).
@@ -73,8 +85,8 @@ inline long long tile_total(int M, int N, int BM, int BN) {
     return static_cast<long long>(ceil_div(M, BM)) * ceil_div(N, BN);
 }
 
-// A 1-D grid of all BM x BN tiles, for kernels that map blocks to tiles themselves (the
-// rasterized steps 09 and 10): its size, at most 2^31 - 1 (host).
+// A 1-D grid of all BM x BN tiles, for kernels that map blocks to tiles themselves
+// (rasterized_tile): its size, at most 2^31 - 1 (host).
 inline unsigned tile_count(int M, int N, int BM, int BN) {
     const long long tiles = tile_total(M, N, BM, BN);
     if (tiles > INT_MAX) throw std::length_error("more than 2^31 - 1 tiles: the grid cannot hold them");
@@ -125,6 +137,7 @@ std::string whole_aligned_tiles_only(const GemmArgs& a) {
 }
 
 
+// [doc:min-blocks-per-sm]
 // The minimum-blocks argument of __launch_bounds__ for the warp-tiled steps: ask
 // ptxas to fit two blocks per SM (<= 64K / (2 * threads) registers per thread)
 // while a block's accumulators fill at most a quarter of the register file; one otherwise.
@@ -152,6 +165,7 @@ __device__ __forceinline__ float4 load4_or_zero(const float* base, int ld, int r
     return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 }
 
+// [doc:scale]
 // The epilogue of one element: C = alpha * acc + beta * C. With beta == 0 C is
 // never read (BLAS semantics), so NaN or garbage in C cannot leak into the result.
 __device__ __forceinline__ float scale(float acc, float alpha, float beta, const float* c) {
