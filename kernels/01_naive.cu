@@ -31,16 +31,20 @@ __global__ void sgemm_01_naive(int M, int N, int K, float alpha, const float* A,
     // [/doc:store]
 }
 
+// One configuration, so Gemm is no template.
 // [doc:launch]
-void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
-    const dim3 block(BLOCK, BLOCK);
-    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(M, BLOCK), sgemm::ceil_div(N, BLOCK));
-    sgemm::launch_checked(sgemm_01_naive, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
+struct Gemm {
+    static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const dim3 block(BLOCK, BLOCK);
+        const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(M, BLOCK), sgemm::ceil_div(N, BLOCK));
+        sgemm::launch_checked(sgemm_01_naive, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    }
 
-std::string describe(const sgemm::GemmArgs&) { return "32x32 threads, 1 output each"; }
+    static std::string describe(const sgemm::GemmArgs&) { return "32x32 threads, 1 output each"; }
+    static std::string can_implement(const sgemm::GemmArgs& a) { return sgemm::fits_int_tiles<BLOCK, BLOCK, 1>(a); }
+};
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 1, .name = "naive", .idea = "one thread per C element; a warp walks down a column of C (uncoalesced)", .launch = launch, .describe = describe, .can_implement = sgemm::fits_int_tiles<BLOCK, BLOCK, 1>}};
+static const sgemm::Registration registration{Gemm{}, {.number = 1, .name = "naive", .idea = "one thread per C element; a warp walks down a column of C (uncoalesced)", .bench_cap = 2048}};

@@ -107,32 +107,35 @@ constexpr int kBM = 32, kBN = 32, kBK = 32;  // 1024 threads, one output each
 // so that what edge handling costs stays measurable.
 // [doc:launch]
 template <bool kAlwaysCheck>
-void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
-    // Shapes made of whole tiles run an instantiation compiled without any edge
-    // handling: ptxas schedules its mainloop better than that of the checked kernel,
-    // even where the checked kernel takes its fast path (docs/kernels/03_smem_caching.md, "Edge
-    // handling"). Other shapes run the checked kernel: interior blocks still load unpredicated.
-    const bool whole_tiles = !kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args);
-    const auto kernel = whole_tiles ? sgemm_03_smem_caching<kBM, kBN, kBK, false>
-                                    : sgemm_03_smem_caching<kBM, kBN, kBK, true>;
-    const dim3 block(kBM * kBN);
-    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
-    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
+struct Gemm {
+    static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        // Shapes made of whole tiles run an instantiation compiled without any edge
+        // handling: ptxas schedules its mainloop better than that of the checked kernel,
+        // even where the checked kernel takes its fast path (docs/kernels/03_smem_caching.md, "Edge
+        // handling"). Other shapes run the checked kernel: interior blocks still load unpredicated.
+        const bool whole_tiles = !kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args);
+        const auto kernel =
+            whole_tiles ? sgemm_03_smem_caching<kBM, kBN, kBK, false> : sgemm_03_smem_caching<kBM, kBN, kBK, true>;
+        const dim3 block(kBM * kBN);
+        const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
+        sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    }
 
-template <bool kAlwaysCheck>
-std::string describe(const sgemm::GemmArgs& args) {
-    return std::string("32x32x32 tile, 1 output per thread") +
-           (!kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args) ? ", no edge checks (whole tiles)"
-                                                                 : ", edge-checked");
-}
+    static std::string describe(const sgemm::GemmArgs& args) {
+        return std::string("32x32x32 tile, 1 output per thread") +
+            (!kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args) ? ", no edge checks (whole tiles)"
+                                                                         : ", edge-checked");
+    }
+
+    static std::string can_implement(const sgemm::GemmArgs& a) { return sgemm::fits_int_tiles<kBM, kBN, kBK>(a); }
+};
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 3, .name = "smem_caching", .idea = "32x32 tiles of A and B staged in shared memory, one output per thread", .launch = launch<false>, .describe = describe<false>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
+static const sgemm::Registration registration{Gemm<false>{}, {.number = 3, .name = "smem_caching", .idea = "32x32 tiles of A and B staged in shared memory, one output per thread"}};
 #ifdef SGEMM_TUNING
 // [doc:checked-variant]
-static const sgemm::Registration registration_checked{{.number = 103, .name = "smem_caching_checked", .idea = "step 03 always through its edge-checked kernel (the cost of edge handling)", .launch = launch<true>, .describe = describe<true>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
+static const sgemm::Registration registration_checked{Gemm<true>{}, {.number = 103, .name = "smem_caching_checked", .idea = "step 03 always through its edge-checked kernel (the cost of edge handling)"}};
 // [/doc:checked-variant]
 #endif

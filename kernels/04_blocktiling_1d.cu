@@ -119,32 +119,35 @@ constexpr int kBM = 64, kBN = 64, kBK = 8, kTM = 8;  // 512 threads, 8 outputs e
 // so that what edge handling costs stays measurable.
 // [doc:launch]
 template <bool kAlwaysCheck>
-void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
-    // Shapes made of whole tiles run an instantiation compiled without any edge
-    // handling: ptxas schedules its mainloop better than that of the checked kernel,
-    // even where the checked kernel takes its fast path (docs/kernels/04_blocktiling_1d.md, "Edge
-    // handling"). Other shapes run the checked kernel: interior blocks still load unpredicated.
-    const bool whole_tiles = !kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args);
-    const auto kernel = whole_tiles ? sgemm_04_blocktiling_1d<kBM, kBN, kBK, kTM, false>
-                                    : sgemm_04_blocktiling_1d<kBM, kBN, kBK, kTM, true>;
-    const dim3 block((kBM / kTM) * kBN);
-    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
-    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
+struct Gemm {
+    static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        // Shapes made of whole tiles run an instantiation compiled without any edge
+        // handling: ptxas schedules its mainloop better than that of the checked kernel,
+        // even where the checked kernel takes its fast path (docs/kernels/04_blocktiling_1d.md, "Edge
+        // handling"). Other shapes run the checked kernel: interior blocks still load unpredicated.
+        const bool whole_tiles = !kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args);
+        const auto kernel = whole_tiles ? sgemm_04_blocktiling_1d<kBM, kBN, kBK, kTM, false>
+                                        : sgemm_04_blocktiling_1d<kBM, kBN, kBK, kTM, true>;
+        const dim3 block((kBM / kTM) * kBN);
+        const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
+        sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    }
 
-template <bool kAlwaysCheck>
-std::string describe(const sgemm::GemmArgs& args) {
-    return std::string("64x64x8 tile, 8x1 outputs per thread") +
-           (!kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args) ? ", no edge checks (whole tiles)"
-                                                                 : ", edge-checked");
-}
+    static std::string describe(const sgemm::GemmArgs& args) {
+        return std::string("64x64x8 tile, 8x1 outputs per thread") +
+            (!kAlwaysCheck && sgemm::is_whole_tiles<kBM, kBN, kBK>(args) ? ", no edge checks (whole tiles)"
+                                                                         : ", edge-checked");
+    }
+
+    static std::string can_implement(const sgemm::GemmArgs& a) { return sgemm::fits_int_tiles<kBM, kBN, kBK>(a); }
+};
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 4, .name = "blocktiling_1d", .idea = "64x64x8 block tile, 8 outputs per thread down a column, B value cached in a register", .launch = launch<false>, .describe = describe<false>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
+static const sgemm::Registration registration{Gemm<false>{}, {.number = 4, .name = "blocktiling_1d", .idea = "64x64x8 block tile, 8 outputs per thread down a column, B value cached in a register"}};
 #ifdef SGEMM_TUNING
 // [doc:checked-variant]
-static const sgemm::Registration registration_checked{{.number = 104, .name = "blocktiling_1d_checked", .idea = "step 04 always through its edge-checked kernel (the cost of edge handling)", .launch = launch<true>, .describe = describe<true>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
+static const sgemm::Registration registration_checked{Gemm<true>{}, {.number = 104, .name = "blocktiling_1d_checked", .idea = "step 04 always through its edge-checked kernel (the cost of edge handling)"}};
 // [/doc:checked-variant]
 #endif

@@ -135,28 +135,31 @@ constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;  // 256 threads, 
 // docs/kernels/05_blocktiling_2d.md, "Edge handling"). kUseUnchecked = true (tuning
 // variant 105) runs it for shapes made of whole tiles, so that stays measurable.
 template <bool kUseUnchecked>
-void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
-    const bool whole_tiles = kUseUnchecked && sgemm::is_whole_tiles<kBM, kBN, kBK>(args);
-    const auto kernel = whole_tiles ? sgemm_05_blocktiling_2d<kBM, kBN, kBK, kTM, kTN, false>
-                                    : sgemm_05_blocktiling_2d<kBM, kBN, kBK, kTM, kTN, true>;
-    const dim3 block((kBM / kTM) * (kBN / kTN));
-    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
-    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
+struct Gemm {
+    static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const bool whole_tiles = kUseUnchecked && sgemm::is_whole_tiles<kBM, kBN, kBK>(args);
+        const auto kernel = whole_tiles ? sgemm_05_blocktiling_2d<kBM, kBN, kBK, kTM, kTN, false>
+                                        : sgemm_05_blocktiling_2d<kBM, kBN, kBK, kTM, kTN, true>;
+        const dim3 block((kBM / kTM) * (kBN / kTN));
+        const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
+        sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    }
 
-template <bool kUseUnchecked>
-std::string describe(const sgemm::GemmArgs& args) {
-    return std::string("128x128x8 tile, 8x8 outputs per thread") +
-           (kUseUnchecked && sgemm::is_whole_tiles<kBM, kBN, kBK>(args) ? ", no edge checks (whole tiles)"
-                                                                 : ", edge-checked");
-}
+    static std::string describe(const sgemm::GemmArgs& args) {
+        return std::string("128x128x8 tile, 8x8 outputs per thread") +
+            (kUseUnchecked && sgemm::is_whole_tiles<kBM, kBN, kBK>(args) ? ", no edge checks (whole tiles)"
+                                                                         : ", edge-checked");
+    }
+
+    static std::string can_implement(const sgemm::GemmArgs& a) { return sgemm::fits_int_tiles<kBM, kBN, kBK>(a); }
+};
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 5, .name = "blocktiling_2d", .idea = "128x128x8 block tile, 8x8 outputs per thread from register outer products", .launch = launch<false>, .describe = describe<false>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
+static const sgemm::Registration registration{Gemm<false>{}, {.number = 5, .name = "blocktiling_2d", .idea = "128x128x8 block tile, 8x8 outputs per thread from register outer products"}};
 #ifdef SGEMM_TUNING
 // [doc:unchecked-variant]
-static const sgemm::Registration registration_unchecked{{.number = 105, .name = "blocktiling_2d_unchecked", .idea = "step 05 through its kernel without edge handling on whole-tile shapes", .launch = launch<true>, .describe = describe<true>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
+static const sgemm::Registration registration_unchecked{Gemm<true>{}, {.number = 105, .name = "blocktiling_2d_unchecked", .idea = "step 05 through its kernel without edge handling on whole-tile shapes"}};
 // [/doc:unchecked-variant]
 #endif

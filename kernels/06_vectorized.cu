@@ -173,34 +173,37 @@ bool is_whole_aligned_tiles(const sgemm::GemmArgs& a) {
 // so that what edge handling costs stays measurable.
 // [doc:launch]
 template <bool kAlwaysCheck>
-void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
-    const bool vec_ok = is_vec_ok(args);
-    // Shapes made of whole tiles run an instantiation compiled without any edge
-    // handling: ptxas schedules its mainloop better than that of the checked kernel,
-    // even where the checked kernel takes its fast path (docs/kernels/06_vectorized.md, "Edge
-    // handling"). Other shapes run the checked kernel: interior blocks still load unpredicated.
-    const bool whole_tiles = !kAlwaysCheck && is_whole_aligned_tiles(args);
-    const auto kernel = whole_tiles ? sgemm_06_vectorized<kBM, kBN, kBK, kTM, kTN, false>
-                                    : sgemm_06_vectorized<kBM, kBN, kBK, kTM, kTN, true>;
-    const dim3 block((kBM / kTM) * (kBN / kTN));
-    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
-    sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok);
-}
+struct Gemm {
+    static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const bool vec_ok = is_vec_ok(args);
+        // Shapes made of whole tiles run an instantiation compiled without any edge
+        // handling: ptxas schedules its mainloop better than that of the checked kernel,
+        // even where the checked kernel takes its fast path (docs/kernels/06_vectorized.md, "Edge
+        // handling"). Other shapes run the checked kernel: interior blocks still load unpredicated.
+        const bool whole_tiles = !kAlwaysCheck && is_whole_aligned_tiles(args);
+        const auto kernel = whole_tiles ? sgemm_06_vectorized<kBM, kBN, kBK, kTM, kTN, false>
+                                        : sgemm_06_vectorized<kBM, kBN, kBK, kTM, kTN, true>;
+        const dim3 block((kBM / kTM) * (kBN / kTN));
+        const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, kBN), sgemm::ceil_div(M, kBM));
+        sgemm::launch_checked(kernel, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok);
+    }
 
-template <bool kAlwaysCheck>
-std::string describe(const sgemm::GemmArgs& args) {
-    return std::string("128x128x8 tile, 8x8 outputs per thread") +
-           (!kAlwaysCheck && is_whole_aligned_tiles(args) ? ", no edge checks (whole tiles)"
-            : is_vec_ok(args)                              ? ", edge-checked"
+    static std::string describe(const sgemm::GemmArgs& args) {
+        return std::string("128x128x8 tile, 8x8 outputs per thread") +
+            (!kAlwaysCheck && is_whole_aligned_tiles(args) ? ", no edge checks (whole tiles)"
+                 : is_vec_ok(args)                         ? ", edge-checked"
                                                            : ", edge-checked, scalar (rows not 16-byte aligned)");
-}
+    }
+
+    static std::string can_implement(const sgemm::GemmArgs& a) { return sgemm::fits_int_tiles<kBM, kBN, kBK>(a); }
+};
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 6, .name = "vectorized", .idea = "step 05 with float4 global loads/stores and A transposed in shared memory for LDS.128", .launch = launch<false>, .describe = describe<false>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>, .sass = {.required = {"LDG.128", "LDS.128"}}}};
+static const sgemm::Registration registration{Gemm<false>{}, {.number = 6, .name = "vectorized", .idea = "step 05 with float4 global loads/stores and A transposed in shared memory for LDS.128", .sass = {.required = {"LDG.128", "LDS.128"}}}};
 #ifdef SGEMM_TUNING
 // [doc:checked-variant]
-static const sgemm::Registration registration_checked{{.number = 106, .name = "vectorized_checked", .idea = "step 06 always through its edge-checked kernel (the cost of edge handling)", .launch = launch<true>, .describe = describe<true>, .can_implement = sgemm::fits_int_tiles<kBM, kBN, kBK>}};
+static const sgemm::Registration registration_checked{Gemm<true>{}, {.number = 106, .name = "vectorized_checked", .idea = "step 06 always through its edge-checked kernel (the cost of edge handling)"}};
 // [/doc:checked-variant]
 #endif

@@ -163,28 +163,37 @@ bool is_vec_ok(const sgemm::GemmArgs& a) { return sgemm::all_rows_16b_aligned(a)
 // Template arguments, in order: BM, BN, BK (block tile), WM, WN (warp tile), WMITER, WNITER
 // (sub-tiles per warp tile), TM, TN (thread tile), kCheckEdges.
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
-void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
-    const bool vec_ok = is_vec_ok(args);
-    const dim3 block((BM / WM) * (BN / WN) * 32);
-    const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, BN), sgemm::ceil_div(M, BM));
-    sgemm::launch_checked(sgemm_07_warptiling<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, kCheckEdges>, grid, block,
-                          0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok);
-}
+struct Gemm {
+    static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const bool vec_ok = is_vec_ok(args);
+        const dim3 block((BM / WM) * (BN / WN) * 32);
+        const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, BN), sgemm::ceil_div(M, BM));
+        sgemm::launch_checked(sgemm_07_warptiling<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, kCheckEdges>, grid, block,
+                              0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok);
+    }
 
-template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
-std::string describe(const sgemm::GemmArgs& args) {
-    return sgemm::describe_warp_tiles(BM, BN, BK, WM, WN, TM, TN, "", kCheckEdges, is_vec_ok(args));
-}
+    static std::string describe(const sgemm::GemmArgs& args) {
+        return sgemm::describe_warp_tiles(BM, BN, BK, WM, WN, TM, TN, "", kCheckEdges, is_vec_ok(args));
+    }
+
+    // Without edge handling (kCheckEdges = false): whole, 16-byte aligned tiles only.
+    static std::string can_implement(const sgemm::GemmArgs& a) {
+        if constexpr (kCheckEdges)
+            return sgemm::fits_int_tiles<BM, BN, BK>(a);
+        else
+            return sgemm::whole_aligned_tiles_only<BM, BN, BK>(a);
+    }
+};
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 7, .name = "warptiling", .idea = "each warp owns a compact 32 x 64 warp tile of 2 x 2 sub-tiles: 96 floats of shared memory per warp and k instead of 144", .launch = launch<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .describe = describe<128, 128, 8, 32, 64, 2, 2, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>, .sass = {.required = {"LDS.128"}}}};
+static const sgemm::Registration registration{Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, true>{}, {.number = 7, .name = "warptiling", .idea = "each warp owns a compact 32 x 64 warp tile of 2 x 2 sub-tiles: 96 floats of shared memory per warp and k instead of 144", .sass = {.required = {"LDS.128"}}}};
 #ifdef SGEMM_TUNING
 // [doc:variants]
-static const sgemm::Registration registration_w64x32{{.number = 700, .name = "warptiling_128x128x8_w64x32_t8x8", .idea = "step 07 with 64 x 32 warp tiles (lanes 8 x 4 per sub-tile)", .launch = launch<128, 128, 8, 64, 32, 2, 2, 8, 8, true>, .describe = describe<128, 128, 8, 64, 32, 2, 2, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>}};
-static const sgemm::Registration registration_w64x64{{.number = 701, .name = "warptiling_128x128x8_w64x64_t16x8", .idea = "step 07 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)", .launch = launch<128, 128, 8, 64, 64, 4, 2, 16, 8, true>, .describe = describe<128, 128, 8, 64, 64, 4, 2, 16, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8>}};
-static const sgemm::Registration registration_128x256{{.number = 702, .name = "warptiling_128x256x8_w64x64_t16x8", .idea = "step 07 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8>}};
-static const sgemm::Registration registration_noedge{{.number = 703, .name = "warptiling_noedge", .idea = "step 07 without edge handling (M, N multiples of 128, K of 8; aligned)", .launch = launch<128, 128, 8, 32, 64, 2, 2, 8, 8, false>, .describe = describe<128, 128, 8, 32, 64, 2, 2, 8, 8, false>, .can_implement = sgemm::whole_aligned_tiles_only<128, 128, 8>}};
+static const sgemm::Registration registration_w64x32{Gemm<128, 128, 8, 64, 32, 2, 2, 8, 8, true>{}, {.number = 700, .name = "warptiling_128x128x8_w64x32_t8x8", .idea = "step 07 with 64 x 32 warp tiles (lanes 8 x 4 per sub-tile)"}};
+static const sgemm::Registration registration_w64x64{Gemm<128, 128, 8, 64, 64, 4, 2, 16, 8, true>{}, {.number = 701, .name = "warptiling_128x128x8_w64x64_t16x8", .idea = "step 07 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)"}};
+static const sgemm::Registration registration_128x256{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, true>{}, {.number = 702, .name = "warptiling_128x256x8_w64x64_t16x8", .idea = "step 07 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread"}};
+static const sgemm::Registration registration_noedge{Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, false>{}, {.number = 703, .name = "warptiling_noedge", .idea = "step 07 without edge handling (M, N multiples of 128, K of 8; aligned)"}};
 // [/doc:variants]
 #endif

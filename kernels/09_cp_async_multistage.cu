@@ -240,47 +240,55 @@ bool is_vec_ok(const sgemm::GemmArgs& a) {
 // (sub-tiles per warp tile), TM, TN (thread tile), STAGES, GROUP_M (rasterization), kCheckEdges.
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
           bool kCheckEdges>
-void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
-    auto* kernel = sgemm_09_cp_async_multistage<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M,
-                                                kCheckEdges>;
-    // [doc:smem-opt-in]
-    constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
-    sgemm::allow_dynamic_smem(kernel, smem);  // more than 48 KB needs an opt-in per kernel and device
-    // [/doc:smem-opt-in]
-    const bool vec_ok = is_vec_ok(args);
-    const dim3 block((BM / WM) * (BN / WN) * 32);
-    const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel
-    sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok);
-}
+struct Gemm {
+    static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        auto* kernel =
+            sgemm_09_cp_async_multistage<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M, kCheckEdges>;
+        // [doc:smem-opt-in]
+        constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
+        sgemm::allow_dynamic_smem(kernel, smem);  // more than 48 KB needs an opt-in per kernel and device
+        // [/doc:smem-opt-in]
+        const bool vec_ok = is_vec_ok(args);
+        const dim3 block((BM / WM) * (BN / WN) * 32);
+        const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel
+        sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok);
+    }
 
-template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
-          bool kCheckEdges>
-std::string describe(const sgemm::GemmArgs& args) {
-    const std::string pipeline = ", " + std::to_string(STAGES) + " stages, group " + std::to_string(GROUP_M);
-    return sgemm::describe_warp_tiles(BM, BN, BK, WM, WN, TM, TN, pipeline, kCheckEdges, is_vec_ok(args));
-}
+    static std::string describe(const sgemm::GemmArgs& args) {
+        const std::string pipeline = ", " + std::to_string(STAGES) + " stages, group " + std::to_string(GROUP_M);
+        return sgemm::describe_warp_tiles(BM, BN, BK, WM, WN, TM, TN, pipeline, kCheckEdges, is_vec_ok(args));
+    }
+
+    // Without edge handling (kCheckEdges = false): whole, 16-byte aligned tiles only.
+    static std::string can_implement(const sgemm::GemmArgs& a) {
+        if constexpr (kCheckEdges)
+            return sgemm::fits_int_tiles<BM, BN, BK, true>(a);
+        else
+            return sgemm::whole_aligned_tiles_only<BM, BN, BK>(a);
+    }
+};
 
 }  // namespace
 
 // [doc:registration]
-static const sgemm::Registration registration{{.number = 9, .name = "cp_async_multistage", .idea = "cp.async copies into a 5-stage shared-memory pipeline; 128 x 256 tile, 64 x 64 warp tiles, L2 rasterization", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}, .sass = {.required = {"LDS.128", "LDGSTS"}}}};
+static const sgemm::Registration registration{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>{}, {.number = 9, .name = "cp_async_multistage", .idea = "cp.async copies into a 5-stage shared-memory pipeline; 128 x 256 tile, 64 x 64 warp tiles, L2 rasterization", .requirements = {.min_cc = 80}, .sass = {.required = {"LDS.128", "LDGSTS"}}}};
 // [/doc:registration]
 #ifdef SGEMM_TUNING
 // [doc:variants]
-static const sgemm::Registration registration_s3{{.number = 900, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s3", .idea = "step 09 with 3 stages (37 KB of shared memory)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_s4{{.number = 901, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4", .idea = "step 09 with 4 stages (50 KB of shared memory)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_noswizzle{{.number = 902, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_noswizzle", .idea = "step 09 without rasterization: row-major block order (GROUP_M = 1)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_group16{{.number = 903, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_group16", .idea = "step 09 rasterized in groups of 16 tile-rows", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 16, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 16, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_t8x16{{.number = 904, .name = "cp_async_multistage_128x256x8_w64x64_t8x16_s4", .idea = "step 09 with 8 x 16 thread tiles (2 x 4 sub-tiles of 32 x 16, lanes 8 x 4)", .launch = launch<128, 256, 8, 64, 64, 2, 4, 8, 16, 4, 8, true>, .describe = describe<128, 256, 8, 64, 64, 2, 4, 8, 16, 4, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_256x128{{.number = 905, .name = "cp_async_multistage_256x128x8_w64x64_t16x8_s4", .idea = "step 09 with a 256 x 128 block tile (4 x 2 warps)", .launch = launch<256, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .describe = describe<256, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .can_implement = sgemm::fits_int_tiles<256, 128, 8, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_bk16{{.number = 906, .name = "cp_async_multistage_128x256x16_w64x64_t16x8_s3", .idea = "step 09 with BK = 16, 3 stages (74 KB): half the barriers per FMA", .launch = launch<128, 256, 16, 64, 64, 4, 2, 16, 8, 3, 8, true>, .describe = describe<128, 256, 16, 64, 64, 4, 2, 16, 8, 3, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 16, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_128x128{{.number = 907, .name = "cp_async_multistage_128x128x8_w32x64_t8x8_s4", .idea = "step 09 on step 08's tiles (128 x 128, 32 x 64 warps, 8 x 8 per thread, 2 blocks/SM)", .launch = launch<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 8, true>, .describe = describe<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_128x128_w64{{.number = 908, .name = "cp_async_multistage_128x128x8_w64x64_t16x8_s4", .idea = "step 09 with 4 warps of 64 x 64 (128 threads, 2 blocks/SM)", .launch = launch<128, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .describe = describe<128, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 128, 8, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_noedge{{.number = 909, .name = "cp_async_multistage_s4_noedge", .idea = "step 09 with 4 stages, without edge handling (M multiple of 128, N of 256, K of 8; aligned)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, false>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, false>, .can_implement = sgemm::whole_aligned_tiles_only<128, 256, 8>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_s6{{.number = 910, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s6", .idea = "step 09 with 6 stages (74 KB of shared memory)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_s8{{.number = 911, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s8", .idea = "step 09 with 8 stages (99 KB of shared memory)", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_s5_noswizzle{{.number = 912, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s5_noswizzle", .idea = "step 09 with 5 stages, no rasterization", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>, .can_implement = sgemm::fits_int_tiles<128, 256, 8, true>, .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_s5_noedge{{.number = 913, .name = "cp_async_multistage_s5_noedge", .idea = "step 09 with 5 stages, without edge handling", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>, .can_implement = sgemm::whole_aligned_tiles_only<128, 256, 8>, .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s3{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>{}, {.number = 900, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s3", .idea = "step 09 with 3 stages (37 KB of shared memory)", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s4{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{}, {.number = 901, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4", .idea = "step 09 with 4 stages (50 KB of shared memory)", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_noswizzle{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>{}, {.number = 902, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_noswizzle", .idea = "step 09 without rasterization: row-major block order (GROUP_M = 1)", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_group16{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 16, true>{}, {.number = 903, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_group16", .idea = "step 09 rasterized in groups of 16 tile-rows", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_t8x16{Gemm<128, 256, 8, 64, 64, 2, 4, 8, 16, 4, 8, true>{}, {.number = 904, .name = "cp_async_multistage_128x256x8_w64x64_t8x16_s4", .idea = "step 09 with 8 x 16 thread tiles (2 x 4 sub-tiles of 32 x 16, lanes 8 x 4)", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_256x128{Gemm<256, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{}, {.number = 905, .name = "cp_async_multistage_256x128x8_w64x64_t16x8_s4", .idea = "step 09 with a 256 x 128 block tile (4 x 2 warps)", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_bk16{Gemm<128, 256, 16, 64, 64, 4, 2, 16, 8, 3, 8, true>{}, {.number = 906, .name = "cp_async_multistage_128x256x16_w64x64_t16x8_s3", .idea = "step 09 with BK = 16, 3 stages (74 KB): half the barriers per FMA", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_128x128{Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 8, true>{}, {.number = 907, .name = "cp_async_multistage_128x128x8_w32x64_t8x8_s4", .idea = "step 09 on step 08's tiles (128 x 128, 32 x 64 warps, 8 x 8 per thread, 2 blocks/SM)", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_128x128_w64{Gemm<128, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{}, {.number = 908, .name = "cp_async_multistage_128x128x8_w64x64_t16x8_s4", .idea = "step 09 with 4 warps of 64 x 64 (128 threads, 2 blocks/SM)", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_noedge{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, false>{}, {.number = 909, .name = "cp_async_multistage_s4_noedge", .idea = "step 09 with 4 stages, without edge handling (M multiple of 128, N of 256, K of 8; aligned)", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s6{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8, true>{}, {.number = 910, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s6", .idea = "step 09 with 6 stages (74 KB of shared memory)", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s8{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>{}, {.number = 911, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s8", .idea = "step 09 with 8 stages (99 KB of shared memory)", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s5_noswizzle{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>{}, {.number = 912, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s5_noswizzle", .idea = "step 09 with 5 stages, no rasterization", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s5_noedge{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>{}, {.number = 913, .name = "cp_async_multistage_s5_noedge", .idea = "step 09 with 5 stages, without edge handling", .requirements = {.min_cc = 80}}};
 // [/doc:variants]
 #endif

@@ -249,42 +249,45 @@ Plan cached_pick(const sgemm::GemmArgs& a) {
     return with_cached_plans(a, [](const Plans& p) { return p.pick; });
 }
 
-void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
-    run(args, cached_pick(args), workspace, stream);
-}
+// No template: the plan, not the type, picks the configuration, per shape.
+struct Gemm {
+    static void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
+        run(args, cached_pick(args), workspace, stream);
+    }
 
-// Every shape has a plan but those whose tiles cannot be counted in an int even with the largest
-// tile (M * N beyond ~7e13 outputs: no GPU holds such a C). Indices stay relative to the tile.
-std::string can_implement(const sgemm::GemmArgs& a) {
-    if (a.N == 1 || a.M == 1) return "";
-    if (sgemm::tile_total(a.M, a.N, 128, 256) > INT_MAX)
-        return "more than 2^31 - 1 tiles";
-    return "";
-}
+    static std::string describe(const sgemm::GemmArgs& args) { return cached_pick(args).describe(); }
 
-std::string describe(const sgemm::GemmArgs& args) { return cached_pick(args).describe(); }
+    // Every shape has a plan but those whose tiles cannot be counted in an int even with the largest
+    // tile (M * N beyond ~7e13 outputs: no GPU holds such a C). Indices stay relative to the tile.
+    static std::string can_implement(const sgemm::GemmArgs& a) {
+        if (a.N == 1 || a.M == 1) return "";
+        if (sgemm::tile_total(a.M, a.N, 128, 256) > INT_MAX) return "more than 2^31 - 1 tiles";
+        return "";
+    }
 
-std::size_t workspace_bytes(const sgemm::GemmArgs& args) { return cached_pick(args).workspace; }
+    static std::size_t workspace_bytes(const sgemm::GemmArgs& args) { return cached_pick(args).workspace; }
 
-std::vector<sgemm::Candidate> candidates(const sgemm::GemmArgs& args) {
-    std::vector<sgemm::Candidate> out;
-    with_cached_plans(args, [&](const Plans& plans) {
-        for (const Plan& p : plans.all) out.push_back({p.id(), p.describe(), p.workspace});
-        return 0;
-    });
-    return out;
-}
+    static std::vector<sgemm::Candidate> candidates(const sgemm::GemmArgs& args) {
+        std::vector<sgemm::Candidate> out;
+        with_cached_plans(args, [&](const Plans& plans) {
+            for (const Plan& p : plans.all) out.push_back({p.id(), p.describe(), p.workspace});
+            return 0;
+        });
+        return out;
+    }
 
-void launch_candidate(const sgemm::GemmArgs& args, int id, void* workspace, cudaStream_t stream) {
-    const std::optional<Plan> plan = with_cached_plans(args, [id](const Plans& plans) -> std::optional<Plan> {
-        for (const Plan& p : plans.all)
-            if (p.id() == id) return p;
-        return std::nullopt;
-    });
-    if (!plan) throw std::invalid_argument("10_every_shape: no candidate " + std::to_string(id) + " for this shape");
-    run(args, *plan, workspace, stream);
-}
+    static void launch_candidate(const sgemm::GemmArgs& args, int id, void* workspace, cudaStream_t stream) {
+        const std::optional<Plan> plan = with_cached_plans(args, [id](const Plans& plans) -> std::optional<Plan> {
+            for (const Plan& p : plans.all)
+                if (p.id() == id) return p;
+            return std::nullopt;
+        });
+        if (!plan)
+            throw std::invalid_argument("10_every_shape: no candidate " + std::to_string(id) + " for this shape");
+        run(args, *plan, workspace, stream);
+    }
+};
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 10, .name = "every_shape", .idea = "step 09's mainloop as a family of tiles, deterministic split-K, and streaming kernels for small K and skinny M, picked per shape by a model of the GPU it runs on", .launch = launch, .describe = describe, .can_implement = can_implement, .workspace_bytes = workspace_bytes, .requirements = {.min_cc = 80}, .candidates = candidates, .launch_candidate = launch_candidate, .sass = {.functions = "sgemm_10_every_shape_tile", .required = {"LDS.128", "LDGSTS"}}}};
+static const sgemm::Registration registration{Gemm{}, {.number = 10, .name = "every_shape", .idea = "step 09's mainloop as a family of tiles, deterministic split-K, and streaming kernels for small K and skinny M, picked per shape by a model of the GPU it runs on", .requirements = {.min_cc = 80}, .sass = {.functions = "sgemm_10_every_shape_tile", .required = {"LDS.128", "LDGSTS"}}}};

@@ -208,11 +208,8 @@ using sgemm::round_up4;
 // into the workspace with a 16-byte row pitch.
 bool b_needs_copy(const sgemm::GemmArgs& a) { return !sgemm::rows_are_16b_aligned(a.B, a.ldb); }
 
-// Workspace: A^T (K rows, pitch M rounded up to 4 floats), then B's aligned copy if needed.
+// The workspace starts with A^T: K rows, pitch M rounded up to 4 floats (B's copy follows it).
 std::size_t a_t_bytes(const sgemm::GemmArgs& a) { return align256(a.K * round_up4(a.M) * sizeof(float)); }
-std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
-    return a_t_bytes(a) + (b_needs_copy(a) ? align256(a.K * round_up4(a.N) * sizeof(float)) : 0);
-}
 // [/doc:b-copy]
 
 void stage_operand(bool transpose, int rows, int cols, const float* src, int ld_src, float* dst, int ld_dst,
@@ -222,53 +219,60 @@ void stage_operand(bool transpose, int rows, int cols, const float* src, int ld_
                           rows, cols, src, ld_src, dst, ld_dst);
 }
 
+// Template arguments as sgemm_11_tma_warp_specialized's.
 // [doc:launch]
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
-void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
-    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
-    auto* kernel = sgemm_11_tma_warp_specialized<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M>;
-    constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
-    sgemm::allow_dynamic_smem(kernel, smem);
+struct Gemm {
+    static void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        auto* kernel = sgemm_11_tma_warp_specialized<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M>;
+        constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
+        sgemm::allow_dynamic_smem(kernel, smem);
 
-    auto* a_t = static_cast<float*>(workspace);
-    const long long ld_a_t = round_up4(M);
-    stage_operand(true, M, K, A, lda, a_t, static_cast<int>(ld_a_t), stream);
-    const float* b = B;
-    long long ld_b = ldb;
-    if (b_needs_copy(args)) {
-        auto* b_copy = reinterpret_cast<float*>(static_cast<char*>(workspace) + a_t_bytes(args));
-        ld_b = round_up4(N);
-        stage_operand(false, K, N, B, ldb, b_copy, static_cast<int>(ld_b), stream);
-        b = b_copy;
+        auto* a_t = static_cast<float*>(workspace);
+        const long long ld_a_t = round_up4(M);
+        stage_operand(true, M, K, A, lda, a_t, static_cast<int>(ld_a_t), stream);
+        const float* b = B;
+        long long ld_b = ldb;
+        if (b_needs_copy(args)) {
+            auto* b_copy = reinterpret_cast<float*>(static_cast<char*>(workspace) + a_t_bytes(args));
+            ld_b = round_up4(N);
+            stage_operand(false, K, N, B, ldb, b_copy, static_cast<int>(ld_b), stream);
+            b = b_copy;
+        }
+        // [doc:tensor-maps]
+        using Box = Boxes<BM, BN, BK>;
+        const CUtensorMap a_t_map = sgemm::make_tensor_map_2d(a_t, K, M, ld_a_t, Box::a_t, CU_TENSOR_MAP_SWIZZLE_NONE);
+        const CUtensorMap b_map = sgemm::make_tensor_map_2d(b, K, N, ld_b, Box::b, CU_TENSOR_MAP_SWIZZLE_NONE);
+        // [/doc:tensor-maps]
+        const bool c_vec_ok = sgemm::rows_are_16b_aligned(C, ldc) && N % 4 == 0;
+        const dim3 block(kConsumerThreads<BM, BN, WM, WN> + kProducerThreads);
+        const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel
+        sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec_ok, a_t_map,
+                              b_map);
     }
-    // [doc:tensor-maps]
-    using Box = Boxes<BM, BN, BK>;
-    const CUtensorMap a_t_map = sgemm::make_tensor_map_2d(a_t, K, M, ld_a_t, Box::a_t, CU_TENSOR_MAP_SWIZZLE_NONE);
-    const CUtensorMap b_map = sgemm::make_tensor_map_2d(b, K, N, ld_b, Box::b, CU_TENSOR_MAP_SWIZZLE_NONE);
-    // [/doc:tensor-maps]
-    const bool c_vec_ok = sgemm::rows_are_16b_aligned(C, ldc) && N % 4 == 0;
-    const dim3 block(kConsumerThreads<BM, BN, WM, WN> + kProducerThreads);
-    const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel
-    sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec_ok, a_t_map, b_map);
-}
-// [/doc:launch]
+    // [/doc:launch]
 
-template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
-std::string describe(const sgemm::GemmArgs& args) {
-    const std::string pipeline = ", " + std::to_string(STAGES) + " TMA stages, 1 producer warpgroup, group " +
-                                 std::to_string(GROUP_M) + ", A^T staged" + (b_needs_copy(args) ? ", B copied" : "");
-    return sgemm::describe_warp_tiles(BM, BN, BK, WM, WN, TM, TN, pipeline, true,
-                                      sgemm::rows_are_16b_aligned(args.C, args.ldc) && args.N % 4 == 0);
-}
+    static std::string describe(const sgemm::GemmArgs& args) {
+        const std::string pipeline = ", " + std::to_string(STAGES) + " TMA stages, 1 producer warpgroup, group " +
+            std::to_string(GROUP_M) + ", A^T staged" + (b_needs_copy(args) ? ", B copied" : "");
+        return sgemm::describe_warp_tiles(BM, BN, BK, WM, WN, TM, TN, pipeline, true,
+                                          sgemm::rows_are_16b_aligned(args.C, args.ldc) && args.N % 4 == 0);
+    }
 
-// The staged copies use ld = M (N) rounded up to 4 as an int.
-template <int BM, int BN, int BK>
-std::string can_implement(const sgemm::GemmArgs& a) {
-    if (round_up4(a.M) > INT_MAX || round_up4(a.N) > INT_MAX) return "M, N at most 2^31 - 4 (staged copies)";
-    return sgemm::fits_int_tiles<BM, BN, BK, true>(a);
-}
+    // The staged copies use ld = M (N) rounded up to 4 as an int.
+    static std::string can_implement(const sgemm::GemmArgs& a) {
+        if (round_up4(a.M) > INT_MAX || round_up4(a.N) > INT_MAX) return "M, N at most 2^31 - 4 (staged copies)";
+        return sgemm::fits_int_tiles<BM, BN, BK, true>(a);
+    }
+
+    // Workspace: A^T, then B's aligned copy if needed.
+    static std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
+        return a_t_bytes(a) + (b_needs_copy(a) ? align256(a.K * round_up4(a.N) * sizeof(float)) : 0);
+    }
+};
 
 }  // namespace
 
 // [doc:registration]
-static const sgemm::Registration registration{{.number = 11, .name = "tma_warp_specialized", .idea = "a producer warp feeds a 6-stage ring with TMA, mbarriers replace __syncthreads; step 09's FFMA loop on A^T", .launch = launch<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8>, .describe = describe<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8>, .can_implement = can_implement<128, 256, 8>, .workspace_bytes = workspace_bytes, .requirements = {.min_cc = 90, .needs_sm90a = true}, .gemm_function = "sgemm_11_tma_warp_specialized", .sass = {.required = {"UTMALDG", "SYNCS"}, .absent = {"LDGSTS"}}}};
+static const sgemm::Registration registration{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8>{}, {.number = 11, .name = "tma_warp_specialized", .idea = "a producer warp feeds a 6-stage ring with TMA, mbarriers replace __syncthreads; step 09's FFMA loop on A^T", .requirements = {.min_cc = 90, .needs_sm90a = true}, .gemm_function = "sgemm_11_tma_warp_specialized", .sass = {.required = {"UTMALDG", "SYNCS"}, .absent = {"LDGSTS"}}}};

@@ -610,12 +610,6 @@ Workspace carve(const sgemm::GemmArgs& a, int splits, std::uintptr_t base) {
     return w;
 }
 
-template <int BM, int BN, int BK, int kProducts, bool kSplitA>
-std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
-    const Plan p = plan<BM, BN, BK>(a);
-    return p.small_k ? 0 : carve<kProducts, kSplitA>(a, p.splits, 0).bytes;
-}
-
 template <bool kTranspose, Tf32 kMode, bool kScaled = false>
 void split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits, unsigned* flag, float* big,
            float* small, long long ld_dst, cudaStream_t stream) {
@@ -633,101 +627,108 @@ void launch_small_k(const sgemm::GemmArgs& args, cudaStream_t stream, const unsi
                           sgemm::rows_are_16b_aligned(C, ldc), only_if);
 }
 
+// Template arguments as sgemm_12_3xtf32_wgmma's.
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
-void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
-    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
-    const Plan p = plan<BM, BN, BK>(args);
-    if (p.small_k) return launch_small_k(args, stream);
-    auto* kernel = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, kSplitA>;
-    constexpr int smem = smem_bytes(BM, BN, BK, STAGES, kProducts);
-    sgemm::allow_dynamic_smem(kernel, smem);
+struct Gemm {
+    static void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const Plan p = plan<BM, BN, BK>(args);
+        if (p.small_k) return launch_small_k(args, stream);
+        auto* kernel = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, kSplitA>;
+        constexpr int smem = smem_bytes(BM, BN, BK, STAGES, kProducts);
+        sgemm::allow_dynamic_smem(kernel, smem);
 
-    const Workspace w = carve<kProducts, kSplitA>(args, p.splits, reinterpret_cast<std::uintptr_t>(workspace));
-    const auto& [b_big, b_small, a_big, a_small, partials, row_max, col_max, flag, bytes, maxima_bytes] = w;
-    const long long ld = round_up4(K);
-    sgemm::check(cudaMemsetAsync(row_max, 0, maxima_bytes, stream));  // maxima and flag
-    const unsigned* a_scale = row_max;
+        const Workspace w = carve<kProducts, kSplitA>(args, p.splits, reinterpret_cast<std::uintptr_t>(workspace));
+        const auto& [b_big, b_small, a_big, a_small, partials, row_max, col_max, flag, bytes, maxima_bytes] = w;
+        const long long ld = round_up4(K);
+        sgemm::check(cudaMemsetAsync(row_max, 0, maxima_bytes, stream));  // maxima and flag
+        const unsigned* a_scale = row_max;
 
-    // [doc:launch-sequence]
-    // Split unscaled, flagging elements outside the band; then, only if one was, scan for the
-    // maxima and split again, scaled (otherwise these three launches return at once).
-    constexpr Tf32 kModeA = kSplitA ? Tf32::kCopy : kMode;  // kCopy: scale (if so), no split
-    split<true, kMode>(K, N, B, ldb, nullptr, flag, b_big, b_small, ld, stream);
-    split<false, kModeA>(M, K, A, lda, nullptr, flag, a_big, a_small, ld, stream);
-    {
-        const long long items = static_cast<long long>(M) * sgemm::ceil_div(K, kScanSpanA) +
-                                static_cast<long long>(sgemm::ceil_div(N, 32)) * sgemm::ceil_div(K, kScanRowsB);
-        const int blocks =
-            static_cast<int>(std::min<long long>((items + kScanThreads / 32 - 1) / (kScanThreads / 32), 32ll * p.sms));
-        sgemm::launch_checked(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, M, N, K, A, lda,
-                              B, ldb, flag, row_max, col_max);
+        // [doc:launch-sequence]
+        // Split unscaled, flagging elements outside the band; then, only if one was, scan for the
+        // maxima and split again, scaled (otherwise these three launches return at once).
+        constexpr Tf32 kModeA = kSplitA ? Tf32::kCopy : kMode;  // kCopy: scale (if so), no split
+        split<true, kMode>(K, N, B, ldb, nullptr, flag, b_big, b_small, ld, stream);
+        split<false, kModeA>(M, K, A, lda, nullptr, flag, a_big, a_small, ld, stream);
+        {
+            const long long items = static_cast<long long>(M) * sgemm::ceil_div(K, kScanSpanA) +
+                static_cast<long long>(sgemm::ceil_div(N, 32)) * sgemm::ceil_div(K, kScanRowsB);
+            const int blocks = static_cast<int>(
+                std::min<long long>((items + kScanThreads / 32 - 1) / (kScanThreads / 32), 32ll * p.sms));
+            sgemm::launch_checked(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, M, N, K, A,
+                                  lda, B, ldb, flag, row_max, col_max);
+        }
+        split<true, kMode, true>(K, N, B, ldb, col_max, flag, b_big, b_small, ld, stream);
+        split<false, kModeA, true>(M, K, A, lda, row_max, flag, a_big, a_small, ld, stream);
+
+        using Box = Boxes<BM, BN, BK>;
+        // [doc:maps]
+        auto map = [&](const float* ptr, int rows, long long pitch, sgemm::TmaBox box) {
+            return sgemm::make_tensor_map_2d(ptr ? ptr : b_big, rows, K, ptr ? pitch : ld, box,
+                                             CU_TENSOR_MAP_SWIZZLE_64B);
+        };
+        const CUtensorMap a_big_map = map(a_big, M, ld, Box::a), a_small_map = map(a_small, M, ld, Box::a);
+        const CUtensorMap b_big_map = map(b_big, N, ld, Box::b), b_small_map = map(b_small, N, ld, Box::b);
+        // [/doc:maps]
+        const bool c_vec2_ok = reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && ldc % 2 == 0;
+        const dim3 block((BM / kWgM) * 128 + kProducerThreads);
+        const dim3 grid(sgemm::tile_count(M, N, BM, BN) * p.splits);  // 1-D: rasterized in the kernel
+        sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, flag, a_scale,
+                              col_max, p.k_tiles_per_split, partials, a_big_map, a_small_map, b_big_map, b_small_map);
+        if (partials) {
+            const std::size_t mn = static_cast<std::size_t>(M) * N;
+            const int blocks = static_cast<int>(std::min<std::size_t>((mn + 255) / 256, 32ull * p.sms));
+            sgemm::launch_checked(sgemm_12_3xtf32_wgmma_reduce, dim3(blocks), dim3(256), 0, stream, M, N, p.splits,
+                                  partials, a_scale, col_max, flag, alpha, beta, C, ldc);
+        }
+        launch_small_k(args, stream, flag + 1);  // returns at once unless a row or column spans too much
     }
-    split<true, kMode, true>(K, N, B, ldb, col_max, flag, b_big, b_small, ld, stream);
-    split<false, kModeA, true>(M, K, A, lda, row_max, flag, a_big, a_small, ld, stream);
 
-    using Box = Boxes<BM, BN, BK>;
-    // [doc:maps]
-    auto map = [&](const float* ptr, int rows, long long pitch, sgemm::TmaBox box) {
-        return sgemm::make_tensor_map_2d(ptr ? ptr : b_big, rows, K, ptr ? pitch : ld, box, CU_TENSOR_MAP_SWIZZLE_64B);
-    };
-    const CUtensorMap a_big_map = map(a_big, M, ld, Box::a), a_small_map = map(a_small, M, ld, Box::a);
-    const CUtensorMap b_big_map = map(b_big, N, ld, Box::b), b_small_map = map(b_small, N, ld, Box::b);
-    // [/doc:maps]
-    const bool c_vec2_ok = reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && ldc % 2 == 0;
-    const dim3 block((BM / kWgM) * 128 + kProducerThreads);
-    const dim3 grid(sgemm::tile_count(M, N, BM, BN) * p.splits);  // 1-D: rasterized in the kernel
-    sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, flag, a_scale,
-                          col_max, p.k_tiles_per_split, partials, a_big_map, a_small_map, b_big_map, b_small_map);
-    if (partials) {
-        const std::size_t mn = static_cast<std::size_t>(M) * N;
-        const int blocks = static_cast<int>(std::min<std::size_t>((mn + 255) / 256, 32ull * p.sms));
-        sgemm::launch_checked(sgemm_12_3xtf32_wgmma_reduce, dim3(blocks), dim3(256), 0, stream, M, N, p.splits, partials,
-                              a_scale, col_max, flag, alpha, beta, C, ldc);
+    static std::string describe(const sgemm::GemmArgs& args) {
+        const Plan p = plan<BM, BN, BK>(args);
+        if (p.small_k)
+            return "K < " + std::to_string(kMinTensorK) +
+                ": FP32 FFMA (the split's error would exceed the FP32 bound), 32x128 tile, thread 4x4";
+        const char* a_split = kSplitA ? "A copied, split in smem" : "A split in a pre-pass";
+        return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) +
+            " tile, 2 warpgroups of wgmma " + "m64n128k8, " + std::to_string(kProducts) + "xTF32 (" +
+            (kMode == Tf32::kRound ? "rounded" : "truncated") + " split, " + a_split + "), " +
+            "rows of A and columns of B scaled by powers of two where needed, " +
+            (kPromote ? "FADD every " + std::to_string(kPromote * BK) + " k" : std::string("no promotion")) + ", " +
+            std::to_string(STAGES) + " TMA stages, group " + std::to_string(GROUP_M) +
+            (p.splits > 1 ? ", split-K " + std::to_string(p.splits) + " x " + std::to_string(p.k_tiles_per_split * BK) +
+                     " k, reduced in split order"
+                          : "");
     }
-    launch_small_k(args, stream, flag + 1);  // returns at once unless a row or column spans too much
-}
 
-template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
-std::string describe(const sgemm::GemmArgs& args) {
-    const Plan p = plan<BM, BN, BK>(args);
-    if (p.small_k)
-        return "K < " + std::to_string(kMinTensorK) +
-               ": FP32 FFMA (the split's error would exceed the FP32 bound), 32x128 tile, thread 4x4";
-    const char* a_split = kSplitA ? "A copied, split in smem" : "A split in a pre-pass";
-    return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + " tile, 2 warpgroups of wgmma " +
-           "m64n128k8, " + std::to_string(kProducts) + "xTF32 (" +
-           (kMode == Tf32::kRound ? "rounded" : "truncated") + " split, " + a_split + "), " +
-           "rows of A and columns of B scaled by powers of two where needed, " +
-           (kPromote ? "FADD every " + std::to_string(kPromote * BK) + " k" : std::string("no promotion")) + ", " +
-           std::to_string(STAGES) + " TMA stages, group " + std::to_string(GROUP_M) +
-           (p.splits > 1 ? ", split-K " + std::to_string(p.splits) + " x " + std::to_string(p.k_tiles_per_split * BK) +
-                               " k, reduced in split order"
-                         : "");
-}
+    // Both kernels' tiles fit a 1-D grid; the small-K kernel indexes within its tile, the GEMM needs its
+    // rows and columns (not K) one tile below 2^31 (an A or B that large with K >= 22 fits in no GPU).
+    static std::string can_implement(const sgemm::GemmArgs& a) {
+        if (sgemm::tile_total(a.M, a.N, a.K < kMinTensorK ? kSmallBM : BM, a.K < kMinTensorK ? kSmallBN : BN) > INT_MAX)
+            return "more than 2^31 - 1 tiles";
+        if (a.K >= kMinTensorK && (a.M > INT_MAX - BM || a.N > INT_MAX - BN))
+            return "M, N within one tile of 2^31 (32-bit tile indices)";
+        return "";
+    }
 
-// Both kernels' tiles fit a 1-D grid; the small-K kernel indexes within its tile, the GEMM needs its
-// rows and columns (not K) one tile below 2^31 (an A or B that large with K >= 22 fits in no GPU).
-template <int BM, int BN, int BK>
-std::string can_implement(const sgemm::GemmArgs& a) {
-    if (sgemm::tile_total(a.M, a.N, a.K < kMinTensorK ? kSmallBM : BM, a.K < kMinTensorK ? kSmallBN : BN) > INT_MAX)
-        return "more than 2^31 - 1 tiles";
-    if (a.K >= kMinTensorK && (a.M > INT_MAX - BM || a.N > INT_MAX - BN))
-        return "M, N within one tile of 2^31 (32-bit tile indices)";
-    return "";
-}
+    static std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
+        const Plan p = plan<BM, BN, BK>(a);
+        return p.small_k ? 0 : carve<kProducts, kSplitA>(a, p.splits, 0).bytes;
+    }
+};
 
 }  // namespace
 
-static const sgemm::Registration registration{{.number = 12, .name = "3xtf32_wgmma", .idea = "FP32 from TF32 tensor cores: operands split into big + small, 3 wgmma products per k-step, fed by step 11's TMA producer", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores, .gemm_function = "sgemm_12_3xtf32_wgmma", .sass = {.required = {"HGMMA.TF32"}}}};
+static const sgemm::Registration registration{Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>{}, {.number = 12, .name = "3xtf32_wgmma", .idea = "FP32 from TF32 tensor cores: operands split into big + small, 3 wgmma products per k-step, fed by step 11's TMA producer", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores, .gemm_function = "sgemm_12_3xtf32_wgmma", .sass = {.required = {"HGMMA.TF32"}}}};
 #ifdef SGEMM_TUNING
-static const sgemm::Registration registration_1200{{.number = 1200, .name = "3xtf32_wgmma_1xtf32", .idea = "step 12 with one product (big * big): TF32 speed and TF32 error", .launch = launch<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 1, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kTf32}};
-static const sgemm::Registration registration_1201{{.number = 1201, .name = "3xtf32_wgmma_truncated_split", .idea = "step 12 with the split truncated instead of rounded", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1202{{.number = 1202, .name = "3xtf32_wgmma_no_promotion", .idea = "step 12 with the tensor cores accumulating all of K (no FADD of partial sums)", .launch = launch<128, 128, 16, 4, 8, 3, 0, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 0, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1203{{.number = 1203, .name = "3xtf32_wgmma_promote16", .idea = "step 12 adding the partial sums every 16 k instead of 32", .launch = launch<128, 128, 16, 4, 8, 3, 1, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 1, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1204{{.number = 1204, .name = "3xtf32_wgmma_promote64", .idea = "step 12 adding the partial sums every 64 k", .launch = launch<128, 128, 16, 4, 8, 3, 4, Tf32::kRound, false>, .describe = describe<128, 128, 16, 4, 8, 3, 4, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1205{{.number = 1205, .name = "3xtf32_wgmma_split_a_in_smem", .idea = "step 12 with A split by the consumer warpgroups in shared memory instead of the pre-pass", .launch = launch<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, true>, .describe = describe<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, true>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, true>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1206{{.number = 1206, .name = "3xtf32_wgmma_s7", .idea = "step 12 with 7 stages", .launch = launch<128, 128, 16, 7, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 7, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1207{{.number = 1207, .name = "3xtf32_wgmma_s6", .idea = "step 12 with 6 stages", .launch = launch<128, 128, 16, 6, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 6, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1208{{.number = 1208, .name = "3xtf32_wgmma_s3", .idea = "step 12 with 3 stages", .launch = launch<128, 128, 16, 3, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 3, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1209{{.number = 1209, .name = "3xtf32_wgmma_s5", .idea = "step 12 with 5 stages", .launch = launch<128, 128, 16, 5, 8, 3, 2, Tf32::kRound, false>, .describe = describe<128, 128, 16, 5, 8, 3, 2, Tf32::kRound, false>, .can_implement = can_implement<128, 128, 16>, .workspace_bytes = workspace_bytes<128, 128, 16, 3, false>, .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1200{Gemm<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>{}, {.number = 1200, .name = "3xtf32_wgmma_1xtf32", .idea = "step 12 with one product (big * big): TF32 speed and TF32 error", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kTf32}};
+static const sgemm::Registration registration_1201{Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>{}, {.number = 1201, .name = "3xtf32_wgmma_truncated_split", .idea = "step 12 with the split truncated instead of rounded", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1202{Gemm<128, 128, 16, 4, 8, 3, 0, Tf32::kRound, false>{}, {.number = 1202, .name = "3xtf32_wgmma_no_promotion", .idea = "step 12 with the tensor cores accumulating all of K (no FADD of partial sums)", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1203{Gemm<128, 128, 16, 4, 8, 3, 1, Tf32::kRound, false>{}, {.number = 1203, .name = "3xtf32_wgmma_promote16", .idea = "step 12 adding the partial sums every 16 k instead of 32", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1204{Gemm<128, 128, 16, 4, 8, 3, 4, Tf32::kRound, false>{}, {.number = 1204, .name = "3xtf32_wgmma_promote64", .idea = "step 12 adding the partial sums every 64 k", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1205{Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, true>{}, {.number = 1205, .name = "3xtf32_wgmma_split_a_in_smem", .idea = "step 12 with A split by the consumer warpgroups in shared memory instead of the pre-pass", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1206{Gemm<128, 128, 16, 7, 8, 3, 2, Tf32::kRound, false>{}, {.number = 1206, .name = "3xtf32_wgmma_s7", .idea = "step 12 with 7 stages", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1207{Gemm<128, 128, 16, 6, 8, 3, 2, Tf32::kRound, false>{}, {.number = 1207, .name = "3xtf32_wgmma_s6", .idea = "step 12 with 6 stages", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1208{Gemm<128, 128, 16, 3, 8, 3, 2, Tf32::kRound, false>{}, {.number = 1208, .name = "3xtf32_wgmma_s3", .idea = "step 12 with 3 stages", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1209{Gemm<128, 128, 16, 5, 8, 3, 2, Tf32::kRound, false>{}, {.number = 1209, .name = "3xtf32_wgmma_s5", .idea = "step 12 with 5 stages", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
 #endif

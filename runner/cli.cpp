@@ -85,6 +85,7 @@ std::string kernel_list_json(const std::vector<std::string>& keys) {
              {"step", k->step},
              {"functions", string_or_null(k->functions())},
              {"gemm_function", string_or_null(spec.gemm_function ? spec.gemm_function : "")},
+             {"bench_cap", spec.bench_cap > 0 ? nlohmann::json(spec.bench_cap) : nlohmann::json()},
              {"sass", sass_functions.empty() ? nlohmann::json()
                                              : nlohmann::json{{"functions", sass_functions},
                                                               {"required", spec.sass.required},

@@ -32,10 +32,6 @@ DEFAULT_IRREGULAR = [
 # --quick: a short smoke-test sweep that still has the 4096^3 headline size.
 QUICK_SIZES = [(256, 256, 256), (1024, 1024, 1024), (4096, 4096, 4096), (4095, 4097, 4093), (4096, 64, 4096)]
 
-# Default caps for the slow first kernels: kernel name -> cap edge. By name, so that renumbering the
-# steps moves no cap; a name the registry no longer has caps nothing.
-DEFAULT_CAPS = {"naive": 2048, "coalesced": 4096}
-
 HEADLINE = (4096, 4096, 4096)
 
 CUBLAS = 0  # the registry's number for cuBLAS, the reference every step is timed against

@@ -380,6 +380,57 @@ def is_code_link(root, md_path, target, title):
             and (bool(LINE_ANCHOR_RE.match(fragment)) or is_doc_title(title)))
 
 
+GUIDE_HEADING = "## Adding a kernel"  # the README's guide, whose code names must exist in the code
+GUIDE_NAME_RE = re.compile(r"^(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)(?:\(\))?$")  # sgemm::launch_checked, KernelSpec
+GUIDE_SOURCES = ("kernels", "runner", "tests", "scripts", "cmake", "CMakeLists.txt")
+
+
+def guide_spans(readme):
+    """(line number, text) of each code span in the README's guide section."""
+    spans, inside = [], False
+    with open(readme, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.startswith("## "):
+                inside = line.strip() == GUIDE_HEADING
+            elif inside:
+                spans += [(n, m.group(1)) for m in re.finditer(r"`([^`]+)`", line)]
+    return spans
+
+
+def source_words(root):
+    """Every identifier-like word of the code, scripts and build files."""
+    words = set()
+    for entry in GUIDE_SOURCES:
+        top = os.path.join(root, entry)
+        paths = [top] if os.path.isfile(top) else [os.path.join(d, f) for d, _, fs in os.walk(top) for f in fs]
+        for path in paths:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    words.update(re.findall(r"[A-Za-z_]\w*", f.read()))
+            except (UnicodeDecodeError, OSError):
+                continue
+    return words
+
+
+def check_guide(root):
+    """The README's guide may name only what exists: each code span that is a C++ name (sgemm::x, x())
+    must occur as a word in the sources, each plain relative path must exist. Returns 'file:line: reason's."""
+    readme = os.path.join(root, "README.md")
+    if not os.path.isfile(readme):
+        return []
+    spans, words, broken = guide_spans(readme), None, []
+    for n, text in spans:
+        m = GUIDE_NAME_RE.match(text)
+        if m:
+            words = source_words(root) if words is None else words
+            if m.group(1) not in words:
+                broken.append("README.md:%d: the guide names `%s`, which no source defines or uses" % (n, text))
+        elif "/" in text and " " not in text and not re.search(r"NN|<|\*|\.\.\.", text) and \
+                not os.path.exists(os.path.join(root, text.rstrip("/"))):
+            broken.append("README.md:%d: the guide names the path `%s`, which does not exist" % (n, text))
+    return broken
+
+
 def check_tree(root):
     """Returns (number of links checked, list of 'file:line: reason')."""
     root = os.path.abspath(root)
@@ -410,6 +461,7 @@ def check_tree(root):
         broken += ["%s:%d: marker [doc:%s] is linked from no page: remove it, or link to it" % (rel, marker, name)
                    for name, (marker, _, _) in sorted(regions.items(), key=lambda kv: kv[1])
                    if (os.path.normpath(path), name) not in used]
+    broken += check_guide(root)
     return checked, broken
 
 
@@ -618,7 +670,24 @@ def self_test():
                 print("  " + b)
             return False
     clear_caches()
-    return self_test_markers()
+    return self_test_markers() and self_test_guide()
+
+
+def self_test_guide():
+    """The guide check finds a name no source has and a missing path, and passes those that exist."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, "kernels"))
+        with open(os.path.join(tmp, "kernels", "k.cu"), "w") as f:
+            f.write("void sgemm_launch_it() {}\nstruct KernelSpec {};\n")
+        with open(os.path.join(tmp, "README.md"), "w", encoding="utf-8") as f:
+            f.write("# R\n\n`gone_name` outside the guide\n\n%s\n\n`sgemm::sgemm_launch_it()`, `KernelSpec`, "
+                    "`kernels/k.cu`, `kernels/NN_name.cu`, `--list --json`\n`sgemm::gone_helper`, `kernels/gone.cu`\n"
+                    "\n## Next\n\n`gone_too`\n" % GUIDE_HEADING)
+        got = sorted(b.split(": ", 1)[0] for b in check_guide(tmp))
+        if got != ["README.md:8", "README.md:8"]:
+            print("check_docs: SELF-TEST FAILED: guide check found %s, want README.md:8 twice" % got)
+            return False
+    return True
 
 
 def main(argv):
@@ -642,6 +711,8 @@ def main(argv):
     if args.fix:
         print("check_docs: --fix rewrote %d links" % fix_tree(root))
     checked, broken = check_tree(root)
+    if not guide_spans(os.path.join(root, "README.md")):  # a renamed heading must not switch the check off
+        broken.append("README.md:1: no section '%s' with code names to check" % GUIDE_HEADING)
     for b in broken:
         print(b)
     print("check_docs: %d links and tagged figures checked, %d broken" % (checked, len(broken)))

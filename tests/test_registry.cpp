@@ -160,21 +160,16 @@ TEST(Registry, EveryKernelDescribesItselfAndCheckedShapesAreImplementable) {
         const std::string why = k.can_implement(odd);
         // Only tuning variants compiled without edge handling may refuse an odd shape.
         if (!k.is_tuning_variant()) EXPECT_EQ(why, "") << k.label();
-        // Tall shapes are what gridDim.z is for: no step refuses M = 2^31 - 2^16 ...
+        // Tall shapes are what gridDim.z is for: no step refuses M = 2^31 - 2^16 (where a 2-D grid's
+        // spare blocks would overflow, fits_int_tiles refuses: test_tile_rules.cu).
         const GemmArgs tall{2147418112, 1, 1, 1.0f, 0.0f, buffer, 1, buffer, 1, buffer, 1};
         if (!k.is_tuning_variant()) EXPECT_EQ(k.can_implement(tall), "") << k.label();
-        // ... but where the spare blocks of a gridDim.z grid would compute a row index past 2^31
-        // (2147482622 = 2^31 - 1026, 16777208 tiles of 128 rows on 65281 x 257 blocks), the
-        // steps on 2-D grids refuse rather than overflow.
-        const GemmArgs edge{2147482622, 1, 1, 1.0f, 0.0f, buffer, 1, buffer, 1, buffer, 1};
-        if (k.spec.number >= 2 && k.spec.number <= 8)
-            EXPECT_NE(k.can_implement(edge), "") << k.label() << " accepts a shape its grid overflows on";
     }
 }
 
-// Step 12 takes every shape that fits in memory: its FFMA path (K < 22) indexes within a tile, and
+// 3xtf32_wgmma takes every shape that fits in memory: its FFMA path (K < 22) indexes within a tile, and
 // its tensor-core path holds K in 64 bits where it must (split copies, the scan).
-TEST(Registry, Step12TakesShapesUpTo2To31) {
+TEST(Registry, TensorCoreFp32KernelTakesShapesUpTo2To31) {
     const KernelInfo* k = find_kernel("3xtf32_wgmma");
     ASSERT_NE(k, nullptr);
     alignas(256) static float buffer[64];

@@ -479,6 +479,7 @@ KERNELS = [(0, "cublas", "NVIDIA cuBLAS (reference)", 0), (1, "naive", "one thre
            (2, "coalesced", "coalesced global loads", 2), (3, "tiled", "shared-memory tiles", 3),
            (103, "tiled_noedge", "step 03 without edge handling", 3)]
 KERNELS += [tuple(k) for k in json.loads(os.environ.get("FAKE_RUNNER_MORE", "[]"))]
+BENCH_CAPS = {"naive": 2048, "coalesced": 4096}  # registered bench_cap of the slow kernels
 args = sys.argv[1:]
 with open(os.environ["FAKE_RUNNER_LOG"], "a") as log:
     log.write(json.dumps(args) + "\n")
@@ -500,7 +501,8 @@ if "--list" in args:  # with --kernel KEYS, those it selects (the runner's contr
                                    "requirements": {"min_cc": 0, "needs_sm90a": False}, "precision": "fp32",
                                    "tuning_variant": n >= 100, "tunable": False, "step": step,
                                    "functions": f"sgemm_{step:02d}_" if n else None, "gemm_function": None,
-                                   "sass": None} for n, name, idea, step in sorted(chosen)]}))
+                                   "sass": None, "bench_cap": BENCH_CAPS.get(name)}
+                                  for n, name, idea, step in sorted(chosen)]}))
     sys.exit(0)
 sizes = [tuple(int(x) for x in args[i + 1].split(",")) for i, a in enumerate(args) if a == "--size"]
 if (13, 64, 64) in sizes:  # names its own path and its --json path, as a real error message may

@@ -1,13 +1,14 @@
-// The kernel interface and self-registration. Each kernels/NN_name.cu ends with one line
+// The kernel interface and self-registration. Each kernels/NN_name.cu ends with one registration
 //
-//   static const sgemm::Registration registration{{.number = NN, .name = "name", .idea = "one-line idea",
-//                                                  .launch = launch, .describe = describe}};
+//   static const sgemm::Registration registration{Gemm<128, 128, 8>{}, {.number = NN, .name = "name",
+//                                                                       .idea = "one-line idea"}};
 //
+// (Gemm<...>: the configuration as a type whose static member functions launch it, see KernelConfig)
 // and is then picked up by sgemm_runner, the tests and the scripts (benchmark, report, sanitizer,
 // profiler, SASS checks), which read the registry through `sgemm_runner --list --json -`. There is no
-// central list to edit: every fact about a kernel is a field of its KernelSpec, set in that line. The
-// kernel objects are linked as a CMake OBJECT library, so the linker cannot drop an "unused"
-// registration.
+// central list to edit: every fact about a kernel is a field of its KernelSpec, set by that
+// registration. The kernel objects are linked as a CMake OBJECT library, so the linker cannot drop an
+// "unused" registration.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -109,6 +110,9 @@ struct KernelSpec {
     // A tuning variant that sets none inherits its step's.
     const char* gemm_function = nullptr;
     SassChecks sass = {};  // no features: no checks beyond check_sass.py's own (no local memory)
+    // A slow teaching kernel: scripts/bench runs it by default only on problems of at most
+    // 2 * bench_cap^3 FLOP (a bench_cap^3 cube), so that it does not take most of a sweep. 0: no cap.
+    int bench_cap = 0;
 };
 
 // A registered kernel: its spec and what the registry derives from it.
@@ -161,7 +165,7 @@ struct Registration {
     explicit Registration(const KernelSpec& spec);
     // The functions of `Config` plus what `spec` says (number, name, idea, requirements, ...); `spec`
     // sets none of the functions itself:
-    //   static const sgemm::Registration registration{Kernel<128, 128, 8>{}, {.number = 5, .name = ...}};
+    //   static const sgemm::Registration registration{Gemm<128, 128, 8>{}, {.number = 5, .name = ...}};
     template <KernelConfig Config>
     Registration(Config, KernelSpec spec) : Registration(with_functions_of<Config>(spec)) {}
 

@@ -64,6 +64,7 @@ __device__ __forceinline__ int tile_y() { return blockIdx.y + gridDim.y * blockI
 struct TileOrigin {
     int row, col;
 };
+// [doc:rasterized-tile]
 template <typename Block>
 __host__ __device__ __forceinline__ TileOrigin rasterized_tile(Block block, int tiles_m, int tiles_n, int group_m,
                                                                int bm, int bn) {
@@ -73,6 +74,7 @@ __host__ __device__ __forceinline__ TileOrigin rasterized_tile(Block block, int 
     const int in_group = block % (group_m * tiles_n);
     return {(group * group_m + in_group % group_rows) * bm, in_group / group_rows * bn};
 }
+// [/doc:rasterized-tile]
 // The same for compile-time tiles of an M x N matrix.
 template <int BM, int BN, int GROUP_M, typename Block>
 __device__ __forceinline__ TileOrigin rasterized_tile(int M, int N, Block block) {
