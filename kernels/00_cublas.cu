@@ -55,4 +55,5 @@ struct Gemm {
 
 }  // namespace
 
-static const sgemm::Registration registration{Gemm{}, {.number = 0, .name = "cublas", .idea = "cuBLAS SGEMM in FP32 (no TF32): the baseline"}};
+static const sgemm::Registration registration{
+    Gemm{}, {.number = 0, .name = "cublas", .idea = "cuBLAS SGEMM in FP32 (no TF32): the baseline"}};

@@ -47,4 +47,9 @@ struct Gemm {
 
 }  // namespace
 
-static const sgemm::Registration registration{Gemm{}, {.number = 1, .name = "naive", .idea = "one thread per C element; a warp walks down a column of C (uncoalesced)", .bench_cap = 2048}};
+static const sgemm::Registration registration{
+    Gemm{},
+    {.number = 1,
+     .name = "naive",
+     .idea = "one thread per C element; a warp walks down a column of C (uncoalesced)",
+     .bench_cap = 2048}};

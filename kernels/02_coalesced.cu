@@ -47,4 +47,9 @@ struct Gemm {
 
 }  // namespace
 
-static const sgemm::Registration registration{Gemm{}, {.number = 2, .name = "coalesced", .idea = "consecutive threads on consecutive columns of C: coalesced B loads, broadcast A", .bench_cap = 4096}};
+static const sgemm::Registration registration{
+    Gemm{},
+    {.number = 2,
+     .name = "coalesced",
+     .idea = "consecutive threads on consecutive columns of C: coalesced B loads, broadcast A",
+     .bench_cap = 4096}};

@@ -13,7 +13,7 @@ namespace {
 // kCheckEdges = false drops all edge handling: launch() picks that instantiation
 // for shapes made of whole tiles.
 template <int BM, int BN, int BK, bool kCheckEdges>
-__global__ void __launch_bounds__(BM * BN)
+__global__ void __launch_bounds__((BM * BN))  // parenthesized: clang-format reads BM * BN as a declaration
     sgemm_03_smem_caching(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                           float beta, float* C, int ldc) {
     constexpr int kThreads = BM * BN;  // one thread per output of the block tile
@@ -133,9 +133,17 @@ struct Gemm {
 
 }  // namespace
 
-static const sgemm::Registration registration{Gemm<false>{}, {.number = 3, .name = "smem_caching", .idea = "32x32 tiles of A and B staged in shared memory, one output per thread"}};
+static const sgemm::Registration registration{
+    Gemm<false>{},
+    {.number = 3,
+     .name = "smem_caching",
+     .idea = "32x32 tiles of A and B staged in shared memory, one output per thread"}};
 #ifdef SGEMM_TUNING
 // [doc:checked-variant]
-static const sgemm::Registration registration_checked{Gemm<true>{}, {.number = 103, .name = "smem_caching_checked", .idea = "step 03 always through its edge-checked kernel (the cost of edge handling)"}};
+static const sgemm::Registration registration_checked{
+    Gemm<true>{},
+    {.number = 103,
+     .name = "smem_caching_checked",
+     .idea = "step 03 always through its edge-checked kernel (the cost of edge handling)"}};
 // [/doc:checked-variant]
 #endif

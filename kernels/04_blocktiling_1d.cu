@@ -145,9 +145,17 @@ struct Gemm {
 
 }  // namespace
 
-static const sgemm::Registration registration{Gemm<false>{}, {.number = 4, .name = "blocktiling_1d", .idea = "64x64x8 block tile, 8 outputs per thread down a column, B value cached in a register"}};
+static const sgemm::Registration registration{
+    Gemm<false>{},
+    {.number = 4,
+     .name = "blocktiling_1d",
+     .idea = "64x64x8 block tile, 8 outputs per thread down a column, B value cached in a register"}};
 #ifdef SGEMM_TUNING
 // [doc:checked-variant]
-static const sgemm::Registration registration_checked{Gemm<true>{}, {.number = 104, .name = "blocktiling_1d_checked", .idea = "step 04 always through its edge-checked kernel (the cost of edge handling)"}};
+static const sgemm::Registration registration_checked{
+    Gemm<true>{},
+    {.number = 104,
+     .name = "blocktiling_1d_checked",
+     .idea = "step 04 always through its edge-checked kernel (the cost of edge handling)"}};
 // [/doc:checked-variant]
 #endif

@@ -157,9 +157,17 @@ struct Gemm {
 
 }  // namespace
 
-static const sgemm::Registration registration{Gemm<false>{}, {.number = 5, .name = "blocktiling_2d", .idea = "128x128x8 block tile, 8x8 outputs per thread from register outer products"}};
+static const sgemm::Registration registration{
+    Gemm<false>{},
+    {.number = 5,
+     .name = "blocktiling_2d",
+     .idea = "128x128x8 block tile, 8x8 outputs per thread from register outer products"}};
 #ifdef SGEMM_TUNING
 // [doc:unchecked-variant]
-static const sgemm::Registration registration_unchecked{Gemm<true>{}, {.number = 105, .name = "blocktiling_2d_unchecked", .idea = "step 05 through its kernel without edge handling on whole-tile shapes"}};
+static const sgemm::Registration registration_unchecked{
+    Gemm<true>{},
+    {.number = 105,
+     .name = "blocktiling_2d_unchecked",
+     .idea = "step 05 through its kernel without edge handling on whole-tile shapes"}};
 // [/doc:unchecked-variant]
 #endif

@@ -17,8 +17,8 @@ namespace {
 template <int BM, int BN, int BK, int TM, int TN, bool kCheckEdges>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 // [doc:vec-ok-param]
-    sgemm_06_vectorized(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-                        float beta, float* C, int ldc, bool vec_ok) {
+    sgemm_06_vectorized(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+                        float* C, int ldc, bool vec_ok) {
     // [/doc:vec-ok-param]
     constexpr int kThreadsM = BM / TM;  // the threads form a kThreadsM x kThreadsN grid
     constexpr int kThreadsN = BN / TN;
@@ -201,9 +201,18 @@ struct Gemm {
 
 }  // namespace
 
-static const sgemm::Registration registration{Gemm<false>{}, {.number = 6, .name = "vectorized", .idea = "step 05 with float4 global loads/stores and A transposed in shared memory for LDS.128", .sass = {.required = {"LDG.128", "LDS.128"}}}};
+static const sgemm::Registration registration{
+    Gemm<false>{},
+    {.number = 6,
+     .name = "vectorized",
+     .idea = "step 05 with float4 global loads/stores and A transposed in shared memory for LDS.128",
+     .sass = {.required = {"LDG.128", "LDS.128"}}}};
 #ifdef SGEMM_TUNING
 // [doc:checked-variant]
-static const sgemm::Registration registration_checked{Gemm<true>{}, {.number = 106, .name = "vectorized_checked", .idea = "step 06 always through its edge-checked kernel (the cost of edge handling)"}};
+static const sgemm::Registration registration_checked{
+    Gemm<true>{},
+    {.number = 106,
+     .name = "vectorized_checked",
+     .idea = "step 06 always through its edge-checked kernel (the cost of edge handling)"}};
 // [/doc:checked-variant]
 #endif

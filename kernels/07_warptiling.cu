@@ -17,10 +17,11 @@ namespace {
 // kCheckEdges = false drops all edge handling (tuning variant 703).
 // [doc:template-params]
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
+                                  sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM, TN))
 // [/doc:template-params]
-    sgemm_07_warptiling(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-                        float beta, float* C, int ldc, bool vec_ok) {
+    sgemm_07_warptiling(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+                        float* C, int ldc, bool vec_ok) {
     // [doc:derived-sizes]
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
     constexpr int kThreads = (BM / WM) * kWarpsN * 32;
@@ -188,12 +189,33 @@ struct Gemm {
 
 }  // namespace
 
-static const sgemm::Registration registration{Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, true>{}, {.number = 7, .name = "warptiling", .idea = "each warp owns a compact 32 x 64 warp tile of 2 x 2 sub-tiles: 96 floats of shared memory per warp and k instead of 144", .sass = {.required = {"LDS.128"}}}};
+static const sgemm::Registration registration{Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, true>{},
+                                              {.number = 7,
+                                               .name = "warptiling",
+                                               .idea = "each warp owns a compact 32 x 64 warp tile of 2 x 2 sub-tiles: "
+                                                       "96 floats of shared memory per warp and k instead of 144",
+                                               .sass = {.required = {"LDS.128"}}}};
 #ifdef SGEMM_TUNING
 // [doc:variants]
-static const sgemm::Registration registration_w64x32{Gemm<128, 128, 8, 64, 32, 2, 2, 8, 8, true>{}, {.number = 700, .name = "warptiling_128x128x8_w64x32_t8x8", .idea = "step 07 with 64 x 32 warp tiles (lanes 8 x 4 per sub-tile)"}};
-static const sgemm::Registration registration_w64x64{Gemm<128, 128, 8, 64, 64, 4, 2, 16, 8, true>{}, {.number = 701, .name = "warptiling_128x128x8_w64x64_t16x8", .idea = "step 07 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)"}};
-static const sgemm::Registration registration_128x256{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, true>{}, {.number = 702, .name = "warptiling_128x256x8_w64x64_t16x8", .idea = "step 07 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread"}};
-static const sgemm::Registration registration_noedge{Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, false>{}, {.number = 703, .name = "warptiling_noedge", .idea = "step 07 without edge handling (M, N multiples of 128, K of 8; aligned)"}};
+static const sgemm::Registration registration_w64x32{
+    Gemm<128, 128, 8, 64, 32, 2, 2, 8, 8, true>{},
+    {.number = 700,
+     .name = "warptiling_128x128x8_w64x32_t8x8",
+     .idea = "step 07 with 64 x 32 warp tiles (lanes 8 x 4 per sub-tile)"}};
+static const sgemm::Registration registration_w64x64{
+    Gemm<128, 128, 8, 64, 64, 4, 2, 16, 8, true>{},
+    {.number = 701,
+     .name = "warptiling_128x128x8_w64x64_t16x8",
+     .idea = "step 07 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)"}};
+static const sgemm::Registration registration_128x256{
+    Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, true>{},
+    {.number = 702,
+     .name = "warptiling_128x256x8_w64x64_t16x8",
+     .idea = "step 07 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread"}};
+static const sgemm::Registration registration_noedge{
+    Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, false>{},
+    {.number = 703,
+     .name = "warptiling_noedge",
+     .idea = "step 07 without edge handling (M, N multiples of 128, K of 8; aligned)"}};
 // [/doc:variants]
 #endif

@@ -14,7 +14,8 @@ namespace {
 
 // kCheckEdges = false drops all edge handling (tuning variant 803).
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
+                                  sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM, TN))
     sgemm_08_double_buffering(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                               float beta, float* C, int ldc, bool vec_ok) {
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
@@ -215,11 +216,32 @@ struct Gemm {
 
 }  // namespace
 
-static const sgemm::Registration registration{Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, true>{}, {.number = 8, .name = "double_buffering", .idea = "two shared-memory stages and double-buffered fragments: the next k-tile loads during this one's FMAs", .sass = {.required = {"LDS.128"}}}};
+static const sgemm::Registration registration{
+    Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, true>{},
+    {.number = 8,
+     .name = "double_buffering",
+     .idea = "two shared-memory stages and double-buffered fragments: the next k-tile loads during this one's FMAs",
+     .sass = {.required = {"LDS.128"}}}};
 // [doc:variants]
 #ifdef SGEMM_TUNING
-static const sgemm::Registration registration_w64x64{Gemm<128, 128, 8, 64, 64, 4, 2, 16, 8, true>{}, {.number = 800, .name = "double_buffering_128x128x8_w64x64_t16x8", .idea = "step 08 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)"}};
-static const sgemm::Registration registration_128x256{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, true>{}, {.number = 801, .name = "double_buffering_128x256x8_w64x64_t16x8", .idea = "step 08 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread"}};
-static const sgemm::Registration registration_bk16{Gemm<128, 128, 16, 32, 64, 2, 2, 8, 8, true>{}, {.number = 802, .name = "double_buffering_128x128x16_w32x64_t8x8", .idea = "step 08 with BK = 16: half the barriers and stage switches per FMA"}};
-static const sgemm::Registration registration_noedge{Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, false>{}, {.number = 803, .name = "double_buffering_noedge", .idea = "step 08 without edge handling (M, N multiples of 128, K of 8; aligned)"}};
+static const sgemm::Registration registration_w64x64{
+    Gemm<128, 128, 8, 64, 64, 4, 2, 16, 8, true>{},
+    {.number = 800,
+     .name = "double_buffering_128x128x8_w64x64_t16x8",
+     .idea = "step 08 with 4 warps of 64 x 64, 16 x 8 outputs per thread (128 threads)"}};
+static const sgemm::Registration registration_128x256{
+    Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, true>{},
+    {.number = 801,
+     .name = "double_buffering_128x256x8_w64x64_t16x8",
+     .idea = "step 08 with step 09's tiles: 128 x 256 block, 8 warps of 64 x 64, 16 x 8 per thread"}};
+static const sgemm::Registration registration_bk16{
+    Gemm<128, 128, 16, 32, 64, 2, 2, 8, 8, true>{},
+    {.number = 802,
+     .name = "double_buffering_128x128x16_w32x64_t8x8",
+     .idea = "step 08 with BK = 16: half the barriers and stage switches per FMA"}};
+static const sgemm::Registration registration_noedge{
+    Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, false>{},
+    {.number = 803,
+     .name = "double_buffering_noedge",
+     .idea = "step 08 without edge handling (M, N multiples of 128, K of 8; aligned)"}};
 #endif

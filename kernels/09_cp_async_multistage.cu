@@ -29,7 +29,8 @@ constexpr int smem_bytes(int BM, int BN, int BK, int STAGES) {
 // kCheckEdges = false drops all edge handling (tuning variants 909 and 913).
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
           bool kCheckEdges>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
+                                  sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM, TN))
     sgemm_09_cp_async_multistage(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                                  float beta, float* C, int ldc, bool vec_ok) {
     // [/doc:template-params]
@@ -54,15 +55,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     static_assert(BN % 4 == 0 && kThreads % (BN / 4) == 0 && BK % (kThreads / (BN / 4)) == 0,
                   "one pass of the block copies whole rows of the B tile as float4s, and the passes cover it evenly");
     static_assert(BK >= 2, "the fragment pipeline switches stages at k = BK - 1, after reading k = BK - 1");
-    static_assert(STAGES >= 3, "STAGES - 1 >= 2 k-tiles in flight; with 2 stages step 08's register staging does as well");
+    static_assert(STAGES >= 3,
+                  "STAGES - 1 >= 2 k-tiles in flight; with 2 stages step 08's register staging does as well");
     static_assert(GROUP_M >= 1, "GROUP_M tile-rows per rasterization group; 1 is plain row-major order");
     // [/doc:static-asserts]
     constexpr int kBLoads = BK * BN / (4 * kThreads);  // B float4s each thread copies per k-tile
 
     // [doc:dynamic-smem]
     extern __shared__ float4 smem[];  // smem_bytes(BM, BN, BK, STAGES), opted into in launch()
-    auto As = reinterpret_cast<float (*)[BK][BM + kPad]>(smem);  // STAGES stages; transposed: As[s][k][m] = A[m][k]
-    auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[STAGES][0][0]);
+    auto As = reinterpret_cast<float(*)[BK][BM + kPad]>(smem);  // STAGES stages; transposed: As[s][k][m] = A[m][k]
+    auto Bs = reinterpret_cast<float(*)[BK][BN]>(&As[STAGES][0][0]);
 
     const int tid = threadIdx.x;
     // [doc:rasterization]
@@ -115,8 +117,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
             for (int p = 0; p < kBLoads; ++p)
                 sgemm::cp_async16(&Bs[stage][b_row + p * (kThreads / (BN / 4))][b_col],
                                   b_src + static_cast<size_t>(p * (kThreads / (BN / 4))) * ldb, 16);
-        // [/doc:full-tile-copies]
-        // [doc:edge-tile-copies]
+            // [/doc:full-tile-copies]
+            // [doc:edge-tile-copies]
         } else {
 #pragma unroll
             for (int p = 0; p < BM / kARows; ++p)
@@ -173,7 +175,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
         sgemm::cp_async_commit();
     }
     sgemm::cp_async_wait<STAGES - 2>();  // at most STAGES - 2 groups pending: k-tile 0 has landed
-    __syncthreads();                     // ... for every thread's copies
+    __syncthreads();  // ... for every thread's copies
     load_fragments(0, 0, 0);
 
     // [doc:mainloop]
@@ -272,23 +274,93 @@ struct Gemm {
 }  // namespace
 
 // [doc:registration]
-static const sgemm::Registration registration{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>{}, {.number = 9, .name = "cp_async_multistage", .idea = "cp.async copies into a 5-stage shared-memory pipeline; 128 x 256 tile, 64 x 64 warp tiles, L2 rasterization", .requirements = {.min_cc = 80}, .sass = {.required = {"LDS.128", "LDGSTS"}}}};
+static const sgemm::Registration registration{
+    Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>{},
+    {.number = 9,
+     .name = "cp_async_multistage",
+     .idea =
+         "cp.async copies into a 5-stage shared-memory pipeline; 128 x 256 tile, 64 x 64 warp tiles, L2 rasterization",
+     .requirements = {.min_cc = 80},
+     .sass = {.required = {"LDS.128", "LDGSTS"}}}};
 // [/doc:registration]
 #ifdef SGEMM_TUNING
 // [doc:variants]
-static const sgemm::Registration registration_s3{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>{}, {.number = 900, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s3", .idea = "step 09 with 3 stages (37 KB of shared memory)", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_s4{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{}, {.number = 901, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4", .idea = "step 09 with 4 stages (50 KB of shared memory)", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_noswizzle{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>{}, {.number = 902, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_noswizzle", .idea = "step 09 without rasterization: row-major block order (GROUP_M = 1)", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_group16{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 16, true>{}, {.number = 903, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_group16", .idea = "step 09 rasterized in groups of 16 tile-rows", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_t8x16{Gemm<128, 256, 8, 64, 64, 2, 4, 8, 16, 4, 8, true>{}, {.number = 904, .name = "cp_async_multistage_128x256x8_w64x64_t8x16_s4", .idea = "step 09 with 8 x 16 thread tiles (2 x 4 sub-tiles of 32 x 16, lanes 8 x 4)", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_256x128{Gemm<256, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{}, {.number = 905, .name = "cp_async_multistage_256x128x8_w64x64_t16x8_s4", .idea = "step 09 with a 256 x 128 block tile (4 x 2 warps)", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_bk16{Gemm<128, 256, 16, 64, 64, 4, 2, 16, 8, 3, 8, true>{}, {.number = 906, .name = "cp_async_multistage_128x256x16_w64x64_t16x8_s3", .idea = "step 09 with BK = 16, 3 stages (74 KB): half the barriers per FMA", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_128x128{Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 8, true>{}, {.number = 907, .name = "cp_async_multistage_128x128x8_w32x64_t8x8_s4", .idea = "step 09 on step 08's tiles (128 x 128, 32 x 64 warps, 8 x 8 per thread, 2 blocks/SM)", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_128x128_w64{Gemm<128, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{}, {.number = 908, .name = "cp_async_multistage_128x128x8_w64x64_t16x8_s4", .idea = "step 09 with 4 warps of 64 x 64 (128 threads, 2 blocks/SM)", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_noedge{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, false>{}, {.number = 909, .name = "cp_async_multistage_s4_noedge", .idea = "step 09 with 4 stages, without edge handling (M multiple of 128, N of 256, K of 8; aligned)", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_s6{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8, true>{}, {.number = 910, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s6", .idea = "step 09 with 6 stages (74 KB of shared memory)", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_s8{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>{}, {.number = 911, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s8", .idea = "step 09 with 8 stages (99 KB of shared memory)", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_s5_noswizzle{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>{}, {.number = 912, .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s5_noswizzle", .idea = "step 09 with 5 stages, no rasterization", .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_s5_noedge{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>{}, {.number = 913, .name = "cp_async_multistage_s5_noedge", .idea = "step 09 with 5 stages, without edge handling", .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s3{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>{},
+                                                 {.number = 900,
+                                                  .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s3",
+                                                  .idea = "step 09 with 3 stages (37 KB of shared memory)",
+                                                  .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s4{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{},
+                                                 {.number = 901,
+                                                  .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4",
+                                                  .idea = "step 09 with 4 stages (50 KB of shared memory)",
+                                                  .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_noswizzle{
+    Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>{},
+    {.number = 902,
+     .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_noswizzle",
+     .idea = "step 09 without rasterization: row-major block order (GROUP_M = 1)",
+     .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_group16{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 16, true>{},
+                                                      {.number = 903,
+                                                       .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_group16",
+                                                       .idea = "step 09 rasterized in groups of 16 tile-rows",
+                                                       .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_t8x16{
+    Gemm<128, 256, 8, 64, 64, 2, 4, 8, 16, 4, 8, true>{},
+    {.number = 904,
+     .name = "cp_async_multistage_128x256x8_w64x64_t8x16_s4",
+     .idea = "step 09 with 8 x 16 thread tiles (2 x 4 sub-tiles of 32 x 16, lanes 8 x 4)",
+     .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_256x128{Gemm<256, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{},
+                                                      {.number = 905,
+                                                       .name = "cp_async_multistage_256x128x8_w64x64_t16x8_s4",
+                                                       .idea = "step 09 with a 256 x 128 block tile (4 x 2 warps)",
+                                                       .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_bk16{
+    Gemm<128, 256, 16, 64, 64, 4, 2, 16, 8, 3, 8, true>{},
+    {.number = 906,
+     .name = "cp_async_multistage_128x256x16_w64x64_t16x8_s3",
+     .idea = "step 09 with BK = 16, 3 stages (74 KB): half the barriers per FMA",
+     .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_128x128{
+    Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 8, true>{},
+    {.number = 907,
+     .name = "cp_async_multistage_128x128x8_w32x64_t8x8_s4",
+     .idea = "step 09 on step 08's tiles (128 x 128, 32 x 64 warps, 8 x 8 per thread, 2 blocks/SM)",
+     .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_128x128_w64{
+    Gemm<128, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{},
+    {.number = 908,
+     .name = "cp_async_multistage_128x128x8_w64x64_t16x8_s4",
+     .idea = "step 09 with 4 warps of 64 x 64 (128 threads, 2 blocks/SM)",
+     .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_noedge{
+    Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, false>{},
+    {.number = 909,
+     .name = "cp_async_multistage_s4_noedge",
+     .idea = "step 09 with 4 stages, without edge handling (M multiple of 128, N of 256, K of 8; aligned)",
+     .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s6{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8, true>{},
+                                                 {.number = 910,
+                                                  .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s6",
+                                                  .idea = "step 09 with 6 stages (74 KB of shared memory)",
+                                                  .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s8{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>{},
+                                                 {.number = 911,
+                                                  .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s8",
+                                                  .idea = "step 09 with 8 stages (99 KB of shared memory)",
+                                                  .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s5_noswizzle{
+    Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>{},
+    {.number = 912,
+     .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s5_noswizzle",
+     .idea = "step 09 with 5 stages, no rasterization",
+     .requirements = {.min_cc = 80}}};
+static const sgemm::Registration registration_s5_noedge{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>{},
+                                                        {.number = 913,
+                                                         .name = "cp_async_multistage_s5_noedge",
+                                                         .idea = "step 09 with 5 stages, without edge handling",
+                                                         .requirements = {.min_cc = 80}}};
 // [/doc:variants]
 #endif

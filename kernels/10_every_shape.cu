@@ -137,7 +137,11 @@ const DeviceModel& current_device() {
 }
 
 Shape shape_of(const sgemm::GemmArgs& a) {
-    return {a.M, a.N, a.K, a.beta == 0.0f, sgemm::rows_are_16b_aligned(a.B, a.ldb),
+    return {a.M,
+            a.N,
+            a.K,
+            a.beta == 0.0f,
+            sgemm::rows_are_16b_aligned(a.B, a.ldb),
             sgemm::rows_are_16b_aligned(a.C, a.ldc)};
 }
 
@@ -147,8 +151,8 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
         const dim3 grid(static_cast<unsigned>((a.M + rows_per_block - 1) / rows_per_block));
         const bool a_vec = sgemm::rows_are_16b_aligned(a.A, a.lda);
         auto go = [&](auto kernel) {
-            sgemm::launch_checked(kernel, grid, dim3(256), 0, stream, a.M, a.K, a.alpha, a.A, a.lda, a.B, a.ldb,
-                                  a.beta, a.C, a.ldc, a_vec);
+            sgemm::launch_checked(kernel, grid, dim3(256), 0, stream, a.M, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta,
+                                  a.C, a.ldc, a_vec);
         };
         switch (plan.gemv_width) {
             case 1: go(sgemm_10_every_shape_gemv_n1<1>); break;
@@ -175,8 +179,8 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
             p.counters = reinterpret_cast<unsigned*>(static_cast<char*>(workspace) + plan.partial_bytes);
             sgemm::check(cudaMemsetAsync(p.counters, 0, grid_x * sizeof(unsigned), stream));
         }
-        sgemm::launch_checked(skinny_kernel_for(plan.rows, plan.vec), dim3(grid_x, plan.splits),
-                              dim3(kStreamThreads), skinny_smem(plan.rows), stream, p);
+        sgemm::launch_checked(skinny_kernel_for(plan.rows, plan.vec), dim3(grid_x, plan.splits), dim3(kStreamThreads),
+                              skinny_smem(plan.rows), stream, p);
         return;
     }
     const TileShape& c = kTileShapes[plan.config];
@@ -200,7 +204,8 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
     p.c_vec = sgemm::rows_are_16b_aligned(a.C, a.ldc);
     p.dp_tiles = plan.dp_tiles, p.sk_tiles = plan.sk_tiles, p.splits = plan.splits, p.k_per_split = plan.k_per_split;
     p.partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + plan.pack_bytes);
-    kTileLaunches[plan.config].launch(p, plan.dp_tiles + plan.sk_tiles * plan.splits, stream);  // 1D grid: rasterized in the kernel
+    kTileLaunches[plan.config].launch(p, plan.dp_tiles + plan.sk_tiles * plan.splits,
+                                      stream);  // 1D grid: rasterized in the kernel
     if (plan.splits > 1) {
         const dim3 grid(plan.sk_tiles * (c.bm * c.bn / (4 * 256)));  // one thread per 4 outputs
         sgemm::launch_checked(sgemm_10_every_shape_reduce, grid, dim3(256), 0, stream, p, c.bm, c.bn, c.group_m);
@@ -290,4 +295,11 @@ struct Gemm {
 
 }  // namespace
 
-static const sgemm::Registration registration{Gemm{}, {.number = 10, .name = "every_shape", .idea = "step 09's mainloop as a family of tiles, deterministic split-K, and streaming kernels for small K and skinny M, picked per shape by a model of the GPU it runs on", .requirements = {.min_cc = 80}, .sass = {.functions = "sgemm_10_every_shape_tile", .required = {"LDS.128", "LDGSTS"}}}};
+static const sgemm::Registration registration{
+    Gemm{},
+    {.number = 10,
+     .name = "every_shape",
+     .idea = "step 09's mainloop as a family of tiles, deterministic split-K, and streaming kernels for small K and "
+             "skinny M, picked per shape by a model of the GPU it runs on",
+     .requirements = {.min_cc = 80},
+     .sass = {.functions = "sgemm_10_every_shape_tile", .required = {"LDS.128", "LDGSTS"}}}};

@@ -79,8 +79,8 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
 
     // [doc:smem-layout]
     extern __shared__ __align__(1024) float4 smem[];  // smem_bytes(BM, BN, BK, STAGES), opted into in launch()
-    auto As = reinterpret_cast<float (*)[BK][BM]>(smem);  // STAGES stages; As[s][k][m] = A[m][k] (from A^T)
-    auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[STAGES][0][0]);
+    auto As = reinterpret_cast<float(*)[BK][BM]>(smem);  // STAGES stages; As[s][k][m] = A[m][k] (from A^T)
+    auto Bs = reinterpret_cast<float(*)[BK][BN]>(&As[STAGES][0][0]);
     auto full = reinterpret_cast<std::uint64_t*>(&Bs[STAGES][0][0]);  // stage s holds a k-tile: TMA's bytes landed
     std::uint64_t* empty = full + STAGES;                              // stage s is free: every consumer has read it
 
@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
                 if (round > 0) sgemm::mbarrier_wait(&empty[s], (round - 1) & 1);
                 sgemm::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
                 sgemm::tma_load_2d(&As[s][0][0], &a_t_map, &full[s], block_row, kt * BK);  // box BK x BM of A^T
-                sgemm::tma_load_2d(&Bs[s][0][0], &b_map, &full[s], block_col, kt * BK);    // box BK x BN of B
+                sgemm::tma_load_2d(&Bs[s][0][0], &b_map, &full[s], block_col, kt * BK);  // box BK x BN of B
                 if (++s == STAGES) s = 0, ++round;
             }
         }
@@ -191,11 +191,10 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
 // Operand staging before the GEMM: dst = src (kTranspose = false) or dst = src^T, src rows x cols
 // with leading dimension ld_src, dst with ld_dst (a multiple of 4: TMA's 16-byte row pitch).
 template <bool kTranspose>
-__global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows)
+__global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows)
     sgemm_11_tma_warp_specialized_stage(int rows, int cols, const float* src, int ld_src, float* dst, int ld_dst) {
-    sgemm::stage_tiles<kTranspose>(rows, cols, src, ld_src, [&](int row, int col, float x) {
-        dst[static_cast<size_t>(row) * ld_dst + col] = x;
-    });
+    sgemm::stage_tiles<kTranspose>(
+        rows, cols, src, ld_src, [&](int row, int col, float x) { dst[static_cast<size_t>(row) * ld_dst + col] = x; });
 }
 
 // ---- host side
@@ -275,4 +274,12 @@ struct Gemm {
 }  // namespace
 
 // [doc:registration]
-static const sgemm::Registration registration{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8>{}, {.number = 11, .name = "tma_warp_specialized", .idea = "a producer warp feeds a 6-stage ring with TMA, mbarriers replace __syncthreads; step 09's FFMA loop on A^T", .requirements = {.min_cc = 90, .needs_sm90a = true}, .gemm_function = "sgemm_11_tma_warp_specialized", .sass = {.required = {"UTMALDG", "SYNCS"}, .absent = {"LDGSTS"}}}};
+static const sgemm::Registration registration{
+    Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8>{},
+    {.number = 11,
+     .name = "tma_warp_specialized",
+     .idea =
+         "a producer warp feeds a 6-stage ring with TMA, mbarriers replace __syncthreads; step 09's FFMA loop on A^T",
+     .requirements = {.min_cc = 90, .needs_sm90a = true},
+     .gemm_function = "sgemm_11_tma_warp_specialized",
+     .sass = {.required = {"UTMALDG", "SYNCS"}, .absent = {"LDGSTS"}}}};

@@ -40,7 +40,7 @@ constexpr int kSwizzleBytes = 64;
 constexpr int stage_floats(int BM, int BN, int BK, int kProducts) { return (kProducts == 3 ? 2 : 1) * BK * (BM + BN); }
 constexpr int smem_bytes(int BM, int BN, int BK, int STAGES, int kProducts) {
     return 1024 + STAGES * stage_floats(BM, BN, BK, kProducts) * static_cast<int>(sizeof(float)) + 2 * STAGES * 8 +
-           (BM + BN) * static_cast<int>(sizeof(int));
+        (BM + BN) * static_cast<int>(sizeof(int));
 }
 // Named barrier of the hand-over of the scale exponents (0 is __syncthreads'; 1 and 2 belong to the
 // warpgroups of the variant that splits A in shared memory).
@@ -66,7 +66,7 @@ constexpr unsigned kProducerRegs = 40, kConsumerRegs = 232;
 __device__ __forceinline__ std::uint64_t smem_descriptor(const float* tile) {
     const std::uint64_t addr = sgemm::smem_addr(tile);
     return ((addr & 0x3FFFF) >> 4) | (std::uint64_t{1} << 16) | (std::uint64_t{8 * kSwizzleBytes >> 4} << 32) |
-           (std::uint64_t{2} << 62);
+        (std::uint64_t{2} << 62);
 }
 
 // [doc:to-tf32]
@@ -130,8 +130,9 @@ __device__ __forceinline__ float mul_pow2(float x, int e) {
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
 __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     sgemm_12_3xtf32_wgmma(int M, int N, int K, float alpha, float beta, float* C, int ldc, bool c_vec2_ok,
-                          const unsigned* flag, const unsigned* row_max, const unsigned* col_max,
-                          int k_tiles_per_split, float* partials, const __grid_constant__ CUtensorMap a_big_map, const __grid_constant__ CUtensorMap a_small_map,
+                          const unsigned* flag, const unsigned* row_max, const unsigned* col_max, int k_tiles_per_split,
+                          float* partials, const __grid_constant__ CUtensorMap a_big_map,
+                          const __grid_constant__ CUtensorMap a_small_map,
                           const __grid_constant__ CUtensorMap b_big_map,
                           const __grid_constant__ CUtensorMap b_small_map) {  // B^T: N rows of K
     constexpr int kConsumers = (BM / kWgM) * 128;
@@ -139,8 +140,8 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     // TMA's bytes per stage, from the boxes the host builds the tensor maps with: the big halves,
     // and the small ones unless the consumers write A_small themselves.
     using Box = Boxes<BM, BN, BK>;
-    constexpr unsigned kStageBytes = Box::a.bytes() + Box::b.bytes() +
-                                     (kProducts == 3 ? (kSplitA ? 0u : Box::a.bytes()) + Box::b.bytes() : 0u);
+    constexpr unsigned kStageBytes =
+        Box::a.bytes() + Box::b.bytes() + (kProducts == 3 ? (kSplitA ? 0u : Box::a.bytes()) + Box::b.bytes() : 0u);
     static_assert(kStageBytes <= stage_floats(BM, BN, BK, kProducts) * sizeof(float), "the boxes fit in a stage");
     static_assert(kProducts == 3 || kProducts == 1, "3xTF32, or the 1xTF32 experiment");
     static_assert(BM % kWgM == 0 && BM / kWgM == 2, "two consumer warpgroups of 64 rows (the register split)");
@@ -149,7 +150,8 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     static_assert(BK * sizeof(float) == kSwizzleBytes, "a tile row of BK floats is one 64-byte swizzle row");
     static_assert(BK % kWgK == 0, "a k-tile is whole wgmma k-steps");
     static_assert(BM <= 256 && BN <= 256, "a TMA box is at most 256 rows");
-    static_assert((BM * BK * sizeof(float)) % 1024 == 0, "every sub-tile starts 1024-byte aligned, as the swizzle needs");
+    static_assert((BM * BK * sizeof(float)) % 1024 == 0,
+                  "every sub-tile starts 1024-byte aligned, as the swizzle needs");
     static_assert(STAGES >= 2, "at least one k-tile in flight while one is computed");
 
     extern __shared__ float4 smem_raw[];  // smem_bytes(...), opted into in launch()
@@ -193,7 +195,8 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
                 sgemm::tma_load_2d(a_tile(s, 0), &a_big_map, &full[s], kt * BK, block_row);
                 sgemm::tma_load_2d(b_tile(s, 0), &b_big_map, &full[s], kt * BK, block_col);
                 if constexpr (kProducts == 3) {
-                    if constexpr (!kSplitA) sgemm::tma_load_2d(a_tile(s, 1), &a_small_map, &full[s], kt * BK, block_row);
+                    if constexpr (!kSplitA)
+                        sgemm::tma_load_2d(a_tile(s, 1), &a_small_map, &full[s], kt * BK, block_row);
                     sgemm::tma_load_2d(b_tile(s, 1), &b_small_map, &full[s], kt * BK, block_col);
                 }
                 if (++s == STAGES) s = 0, ++round;
@@ -244,15 +247,15 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
 #pragma unroll
             for (int i = tid % 128; i < kWgM * BK / 4; i += 128) {
                 const float4 x = x4[i];
-                const float4 hi = make_float4(to_tf32<kMode>(x.x), to_tf32<kMode>(x.y), to_tf32<kMode>(x.z),
-                                              to_tf32<kMode>(x.w));
+                const float4 hi =
+                    make_float4(to_tf32<kMode>(x.x), to_tf32<kMode>(x.y), to_tf32<kMode>(x.z), to_tf32<kMode>(x.w));
                 x4[i] = hi;
                 if constexpr (kProducts == 3)
                     small4[i] = make_float4(to_tf32<kMode>(x.x - hi.x), to_tf32<kMode>(x.y - hi.y),
                                             to_tf32<kMode>(x.z - hi.z), to_tf32<kMode>(x.w - hi.w));
             }
-            sgemm::fence_proxy_async_shared();                // st.shared -> visible to wgmma
-            sgemm::named_barrier_sync(1 + wg, 128);          // ... from all 4 warps of the warpgroup
+            sgemm::fence_proxy_async_shared();  // st.shared -> visible to wgmma
+            sgemm::named_barrier_sync(1 + wg, 128);  // ... from all 4 warps of the warpgroup
         }
         // [/doc:split-a-in-smem]
         sgemm::wgmma_fence();
@@ -263,7 +266,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
             // Descriptors of this warpgroup's 64 rows of A and all BN rows of B^T, kk floats in.
             const std::uint64_t a_big = smem_descriptor(a_tile(s, 0) + wg * kWgM * BK + kk);
             const std::uint64_t b_big = smem_descriptor(b_tile(s, 0) + kk);
-            float (&d)[kRegs] = kPromote == 0 ? acc : part;
+            float(&d)[kRegs] = kPromote == 0 ? acc : part;
             if constexpr (kProducts == 3) {
                 // [doc:products]
                 // The two correction terms first: they are ~2^-11 of big*big, and adding them to
@@ -364,7 +367,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
 //   band (a row or column spanning more than 2^52): then the tensor cores may lose a product that
 //   matters, and the FFMA kernel computes C instead. Otherwise its blocks return at once.
 template <bool kTranspose, Tf32 kMode, bool kScaled>
-__global__ void __launch_bounds__(sgemm::kStageTile * sgemm::kStageRows, 6)
+__global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows, 6)
     sgemm_12_3xtf32_wgmma_split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits,
                                 unsigned* flag, float* big, float* small, long long ld_dst) {
     if (kScaled && *flag == 0) return;
@@ -404,9 +407,8 @@ constexpr int kScanSpanA = 512, kScanRowsB = 16, kScanThreads = 256;
 __device__ __forceinline__ float finite_abs(float x) { return x == x ? fabsf(x) : 0.0f; }  // NaN: 0
 
 __global__ void __launch_bounds__(kScanThreads)
-    sgemm_12_3xtf32_wgmma_scan(int M, int N, int K, const float* __restrict__ A, int lda,
-                               const float* __restrict__ B, int ldb, const unsigned* flag, unsigned* row_max,
-                               unsigned* col_max) {
+    sgemm_12_3xtf32_wgmma_scan(int M, int N, int K, const float* __restrict__ A, int lda, const float* __restrict__ B,
+                               int ldb, const unsigned* flag, unsigned* row_max, unsigned* col_max) {
     if (*flag == 0) return;  // every element in the band: no scaling (the maxima stay 0: exponent 0)
     const int lane = threadIdx.x % 32;
     const long long a_pieces = sgemm::ceil_div(K, kScanSpanA), b_pieces = sgemm::ceil_div(K, kScanRowsB);
@@ -467,8 +469,8 @@ constexpr int kMinTensorK = 22;
 constexpr int kSmallBM = 32, kSmallBN = 128, kSmallThreads = 256;
 
 __global__ void __launch_bounds__(kSmallThreads)
-    sgemm_12_3xtf32_wgmma_small_k(int M, int N, int K, float alpha, float beta, const float* A, int lda,
-                                  const float* B, int ldb, float* C, int ldc, bool c_vec_ok, const unsigned* only_if) {
+    sgemm_12_3xtf32_wgmma_small_k(int M, int N, int K, float alpha, float beta, const float* A, int lda, const float* B,
+                                  int ldb, float* C, int ldc, bool c_vec_ok, const unsigned* only_if) {
     constexpr int kMaxK = kMinTensorK - 1;  // k per slice: one slice below kMinTensorK
     constexpr int kRowsPerThread = kSmallBM / (kSmallThreads / 32);
     static_assert(kSmallBN == 4 * 32, "a warp covers the tile's columns with one float4 per lane");
@@ -565,9 +567,11 @@ Plan plan(const sgemm::GemmArgs& a) {
     // keeping every split at least kMinKTilesPerSplit k-tiles long.
     const int sms = multiprocessors();
     int splits = 1;
-    if (tiles < sms) splits = static_cast<int>(std::max(1ll, std::min<long long>(sms / tiles, k_tiles / kMinKTilesPerSplit)));
+    if (tiles < sms)
+        splits = static_cast<int>(std::max(1ll, std::min<long long>(sms / tiles, k_tiles / kMinKTilesPerSplit)));
     const int per_split = sgemm::ceil_div(k_tiles, splits);
-    return {.small_k = false, .splits = sgemm::ceil_div(k_tiles, per_split), .k_tiles_per_split = per_split, .sms = sms};
+    return {
+        .small_k = false, .splits = sgemm::ceil_div(k_tiles, per_split), .k_tiles_per_split = per_split, .sms = sms};
 }
 // [/doc:plan]
 
@@ -616,8 +620,8 @@ void split(int rows, int cols, const float* src, int ld_src, const unsigned* max
     // The scaled pass usually finds its flag clear: few blocks per 32 rows end soonest then.
     sgemm::launch_checked(sgemm_12_3xtf32_wgmma_split<kTranspose, kMode, kScaled>,
                           sgemm::stage_grid(rows, cols, kScaled ? kRescueColBlocks : sgemm::kMaxGridY),
-                          dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, rows, cols, src, ld_src, max_bits, flag,
-                          big, small, ld_dst);
+                          dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, rows, cols, src, ld_src, max_bits,
+                          flag, big, small, ld_dst);
 }
 
 void launch_small_k(const sgemm::GemmArgs& args, cudaStream_t stream, const unsigned* only_if = nullptr) {
@@ -719,16 +723,77 @@ struct Gemm {
 
 }  // namespace
 
-static const sgemm::Registration registration{Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>{}, {.number = 12, .name = "3xtf32_wgmma", .idea = "FP32 from TF32 tensor cores: operands split into big + small, 3 wgmma products per k-step, fed by step 11's TMA producer", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores, .gemm_function = "sgemm_12_3xtf32_wgmma", .sass = {.required = {"HGMMA.TF32"}}}};
+static const sgemm::Registration registration{Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>{},
+                                              {.number = 12,
+                                               .name = "3xtf32_wgmma",
+                                               .idea = "FP32 from TF32 tensor cores: operands split into big + small, "
+                                                       "3 wgmma products per k-step, fed by step 11's TMA producer",
+                                               .requirements = {.min_cc = 90, .needs_sm90a = true},
+                                               .precision = sgemm::Precision::kFp32ViaTensorCores,
+                                               .gemm_function = "sgemm_12_3xtf32_wgmma",
+                                               .sass = {.required = {"HGMMA.TF32"}}}};
 #ifdef SGEMM_TUNING
-static const sgemm::Registration registration_1200{Gemm<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>{}, {.number = 1200, .name = "3xtf32_wgmma_1xtf32", .idea = "step 12 with one product (big * big): TF32 speed and TF32 error", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kTf32}};
-static const sgemm::Registration registration_1201{Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>{}, {.number = 1201, .name = "3xtf32_wgmma_truncated_split", .idea = "step 12 with the split truncated instead of rounded", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1202{Gemm<128, 128, 16, 4, 8, 3, 0, Tf32::kRound, false>{}, {.number = 1202, .name = "3xtf32_wgmma_no_promotion", .idea = "step 12 with the tensor cores accumulating all of K (no FADD of partial sums)", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1203{Gemm<128, 128, 16, 4, 8, 3, 1, Tf32::kRound, false>{}, {.number = 1203, .name = "3xtf32_wgmma_promote16", .idea = "step 12 adding the partial sums every 16 k instead of 32", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1204{Gemm<128, 128, 16, 4, 8, 3, 4, Tf32::kRound, false>{}, {.number = 1204, .name = "3xtf32_wgmma_promote64", .idea = "step 12 adding the partial sums every 64 k", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1205{Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, true>{}, {.number = 1205, .name = "3xtf32_wgmma_split_a_in_smem", .idea = "step 12 with A split by the consumer warpgroups in shared memory instead of the pre-pass", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1206{Gemm<128, 128, 16, 7, 8, 3, 2, Tf32::kRound, false>{}, {.number = 1206, .name = "3xtf32_wgmma_s7", .idea = "step 12 with 7 stages", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1207{Gemm<128, 128, 16, 6, 8, 3, 2, Tf32::kRound, false>{}, {.number = 1207, .name = "3xtf32_wgmma_s6", .idea = "step 12 with 6 stages", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1208{Gemm<128, 128, 16, 3, 8, 3, 2, Tf32::kRound, false>{}, {.number = 1208, .name = "3xtf32_wgmma_s3", .idea = "step 12 with 3 stages", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
-static const sgemm::Registration registration_1209{Gemm<128, 128, 16, 5, 8, 3, 2, Tf32::kRound, false>{}, {.number = 1209, .name = "3xtf32_wgmma_s5", .idea = "step 12 with 5 stages", .requirements = {.min_cc = 90, .needs_sm90a = true}, .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1200{
+    Gemm<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>{},
+    {.number = 1200,
+     .name = "3xtf32_wgmma_1xtf32",
+     .idea = "step 12 with one product (big * big): TF32 speed and TF32 error",
+     .requirements = {.min_cc = 90, .needs_sm90a = true},
+     .precision = sgemm::Precision::kTf32}};
+static const sgemm::Registration registration_1201{Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>{},
+                                                   {.number = 1201,
+                                                    .name = "3xtf32_wgmma_truncated_split",
+                                                    .idea = "step 12 with the split truncated instead of rounded",
+                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
+                                                    .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1202{
+    Gemm<128, 128, 16, 4, 8, 3, 0, Tf32::kRound, false>{},
+    {.number = 1202,
+     .name = "3xtf32_wgmma_no_promotion",
+     .idea = "step 12 with the tensor cores accumulating all of K (no FADD of partial sums)",
+     .requirements = {.min_cc = 90, .needs_sm90a = true},
+     .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1203{Gemm<128, 128, 16, 4, 8, 3, 1, Tf32::kRound, false>{},
+                                                   {.number = 1203,
+                                                    .name = "3xtf32_wgmma_promote16",
+                                                    .idea = "step 12 adding the partial sums every 16 k instead of 32",
+                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
+                                                    .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1204{Gemm<128, 128, 16, 4, 8, 3, 4, Tf32::kRound, false>{},
+                                                   {.number = 1204,
+                                                    .name = "3xtf32_wgmma_promote64",
+                                                    .idea = "step 12 adding the partial sums every 64 k",
+                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
+                                                    .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1205{
+    Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, true>{},
+    {.number = 1205,
+     .name = "3xtf32_wgmma_split_a_in_smem",
+     .idea = "step 12 with A split by the consumer warpgroups in shared memory instead of the pre-pass",
+     .requirements = {.min_cc = 90, .needs_sm90a = true},
+     .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1206{Gemm<128, 128, 16, 7, 8, 3, 2, Tf32::kRound, false>{},
+                                                   {.number = 1206,
+                                                    .name = "3xtf32_wgmma_s7",
+                                                    .idea = "step 12 with 7 stages",
+                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
+                                                    .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1207{Gemm<128, 128, 16, 6, 8, 3, 2, Tf32::kRound, false>{},
+                                                   {.number = 1207,
+                                                    .name = "3xtf32_wgmma_s6",
+                                                    .idea = "step 12 with 6 stages",
+                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
+                                                    .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1208{Gemm<128, 128, 16, 3, 8, 3, 2, Tf32::kRound, false>{},
+                                                   {.number = 1208,
+                                                    .name = "3xtf32_wgmma_s3",
+                                                    .idea = "step 12 with 3 stages",
+                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
+                                                    .precision = sgemm::Precision::kFp32ViaTensorCores}};
+static const sgemm::Registration registration_1209{Gemm<128, 128, 16, 5, 8, 3, 2, Tf32::kRound, false>{},
+                                                   {.number = 1209,
+                                                    .name = "3xtf32_wgmma_s5",
+                                                    .idea = "step 12 with 5 stages",
+                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
+                                                    .precision = sgemm::Precision::kFp32ViaTensorCores}};
 #endif

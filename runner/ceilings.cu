@@ -91,21 +91,27 @@ struct Options {
 
 int main(int argc, char** argv) {
     Options o;
-    CLI::App app{"sgemm_ceilings: the device's FFMA rate, copy bandwidth and cuBLAS SGEMM (FP32, TF32), "
-                 "measured with CUDA events (median after warm-up).\n"
-                 "Exit status: 0 success, 2 usage error, 3 no usable GPU or a CUDA/cuBLAS error."};
+    CLI::App app{
+        "sgemm_ceilings: the device's FFMA rate, copy bandwidth and cuBLAS SGEMM (FP32, TF32), "
+        "measured with CUDA events (median after warm-up).\n"
+        "Exit status: 0 success, 2 usage error, 3 no usable GPU or a CUDA/cuBLAS error."};
     app.add_option("--json", o.json_path, "also write the results as JSON to FILE")->type_name("FILE");
     app.add_option("--device", o.device, "CUDA device index")->capture_default_str()->check(CLI::Range(0, 64));
-    app.add_option("--warmup", o.warmup, "untimed launches before timing")->capture_default_str()
+    app.add_option("--warmup", o.warmup, "untimed launches before timing")
+        ->capture_default_str()
         ->check(CLI::Range(0, 1000));
-    app.add_option("--reps", o.reps, "timed repetitions (median reported)")->capture_default_str()
+    app.add_option("--reps", o.reps, "timed repetitions (median reported)")
+        ->capture_default_str()
         ->check(CLI::Range(1, 10000));
-    app.add_option("--gemm-size", o.gemm_size, "M = N = K of the cuBLAS runs")->capture_default_str()
+    app.add_option("--gemm-size", o.gemm_size, "M = N = K of the cuBLAS runs")
+        ->capture_default_str()
         ->check(CLI::Range(256, 16384));
     app.add_option("--copy-gib", o.copy_gib, "bytes per device-to-device copy, GiB (at least 2)")
-        ->capture_default_str()->check(CLI::Range(2.0, 32.0));
+        ->capture_default_str()
+        ->check(CLI::Range(2.0, 32.0));
     app.add_option("--ffma-trips", o.ffma_trips, "loop trips of the FFMA kernel (256 FFMA per thread each)")
-        ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1 << 20));
     try {
         app.parse(argc, argv);
         if (!o.json_path.empty()) sgemm::ensure_writable(o.json_path);  // as the runner: before any GPU work
@@ -117,8 +123,9 @@ int main(int argc, char** argv) {
     }
 
     if (sgemm::usable_device_count() == 0) {
-        std::fprintf(stderr, "sgemm_ceilings: no CUDA device available: the ceilings are measured on an NVIDIA "
-                             "GPU; run this on the machine with the GPU\n");
+        std::fprintf(stderr,
+                     "sgemm_ceilings: no CUDA device available: the ceilings are measured on an NVIDIA "
+                     "GPU; run this on the machine with the GPU\n");
         return kExitRuntime;
     }
 
@@ -174,8 +181,13 @@ int main(int argc, char** argv) {
                                   c.get(), n));
             }));
             const double tflops = 2.0 * n * n * static_cast<double>(n) / (t.median_ms * 1e-3) / 1e12;
-            gemm_rows.push_back({{"math_mode", mode_name}, {"M", n}, {"N", n}, {"K", n}, {"median_ms", t.median_ms},
-                                 {"min_ms", t.min_ms}, {"tflops", tflops}});
+            gemm_rows.push_back({{"math_mode", mode_name},
+                                 {"M", n},
+                                 {"N", n},
+                                 {"K", n},
+                                 {"median_ms", t.median_ms},
+                                 {"min_ms", t.min_ms},
+                                 {"tflops", tflops}});
             gemm_print.emplace_back(mode_name, tflops);
         }
         check(cublasDestroy(handle));

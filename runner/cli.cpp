@@ -22,10 +22,8 @@ int parse_dim(std::string_view part, std::string_view whole) {
     const auto [ptr, ec] = std::from_chars(part.data(), end, value);
     if (part.empty() || ec != std::errc() || ptr != end)
         throw UsageError("malformed size '" + std::string(whole) + "': expected M,N,K with positive integers");
-    if (value <= 0)
-        throw UsageError("size '" + std::string(whole) + "': every dimension must be at least 1");
-    if (value > 2147483647LL)
-        throw UsageError("size '" + std::string(whole) + "': dimensions must be below 2^31");
+    if (value <= 0) throw UsageError("size '" + std::string(whole) + "': every dimension must be at least 1");
+    if (value > 2147483647LL) throw UsageError("size '" + std::string(whole) + "': dimensions must be below 2^31");
     return static_cast<int>(value);
 }
 
@@ -60,8 +58,10 @@ std::string kernel_list(const std::vector<std::string>& keys) {
         out << line << k->spec.idea;
         if (k->spec.precision != Precision::kFp32) out << " [" << to_string(k->spec.precision) << "]";
         const Requirements& r = k->spec.requirements;
-        if (r.needs_sm90a) out << " [needs sm_90a]";
-        else if (r.min_cc > 0) out << " [sm_" << r.min_cc << "+]";
+        if (r.needs_sm90a)
+            out << " [needs sm_90a]";
+        else if (r.min_cc > 0)
+            out << " [sm_" << r.min_cc << "+]";
         out << '\n';
     }
     return out.str();
@@ -86,14 +86,15 @@ std::string kernel_list_json(const std::vector<std::string>& keys) {
              {"functions", string_or_null(k->functions())},
              {"gemm_function", string_or_null(spec.gemm_function ? spec.gemm_function : "")},
              {"bench_cap", spec.bench_cap > 0 ? nlohmann::json(spec.bench_cap) : nlohmann::json()},
-             {"sass", sass_functions.empty() ? nlohmann::json()
-                                             : nlohmann::json{{"functions", sass_functions},
-                                                              {"required", spec.sass.required},
-                                                              {"absent", spec.sass.absent}}}});
+             {"sass",
+              sass_functions.empty() ? nlohmann::json()
+                                     : nlohmann::json{{"functions", sass_functions},
+                                                      {"required", spec.sass.required},
+                                                      {"absent", spec.sass.absent}}}});
     }
-    return nlohmann::json{{"schema", "sgemm-steps-list/1"}, {"tuning_from", kTuningFrom}, {"kernels", kernels}}
-               .dump(2) +
-           "\n";
+    return nlohmann::json{{"schema", "sgemm-steps-list/1"}, {"tuning_from", kTuningFrom}, {"kernels", kernels}}.dump(
+               2) +
+        "\n";
 }
 
 void ensure_writable(const std::string& path) {
@@ -104,7 +105,8 @@ void ensure_writable(const std::string& path) {
     {
         std::ofstream probe(path, std::ios::app);
         if (!probe)
-            throw UsageError("--json " + path + ": cannot create this file (does its directory exist and is it "
+            throw UsageError("--json " + path +
+                             ": cannot create this file (does its directory exist and is it "
                              "writable?)");
     }
     if (!existed) fs::remove(path, ec);

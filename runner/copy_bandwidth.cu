@@ -14,8 +14,8 @@ namespace {
 constexpr int kCopyThreads = 256;
 
 // Nothing but 16-byte loads and stores: the kernel waits on DRAM alone.
-__global__ void __launch_bounds__(kCopyThreads) copy_float4(const float4* __restrict__ src,
-                                                            float4* __restrict__ dst, std::size_t n) {
+__global__ void __launch_bounds__(kCopyThreads)
+    copy_float4(const float4* __restrict__ src, float4* __restrict__ dst, std::size_t n) {
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
         dst[i] = src[i];
@@ -48,7 +48,7 @@ CopyBandwidth measure_copy_bandwidth(std::size_t bytes, int warmup, int reps) {
 
 std::string copy_method(int warmup, int reps) {
     return "copy kernel (grid-stride float4 loads and stores): bytes read + bytes written over the median of " +
-           std::to_string(reps) + " CUDA-event-timed launches after " + std::to_string(warmup) + " warm-ups";
+        std::to_string(reps) + " CUDA-event-timed launches after " + std::to_string(warmup) + " warm-ups";
 }
 
 std::size_t roofline_copy_bytes() {

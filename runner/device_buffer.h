@@ -13,7 +13,7 @@ namespace sgemm {
 
 template <typename T>
 class DeviceBuffer {
-public:
+  public:
     DeviceBuffer() = default;
     explicit DeviceBuffer(std::size_t count) : count_(count) {
         void* p = nullptr;
@@ -40,7 +40,7 @@ public:
     std::size_t size() const { return count_; }
     std::size_t bytes() const { return count_ * sizeof(T); }
 
-private:
+  private:
     T* ptr_ = nullptr;
     std::size_t count_ = 0;
 };

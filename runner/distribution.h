@@ -104,8 +104,16 @@ struct FillSpec {
 
 constexpr FillSpec fill_spec(Distribution d, Operand which, int M, int N, int K, int ld, std::size_t offset,
                              std::uint64_t seed) {
-    return {d,  which, M, N, K, ld, offset, matrix_seed(seed, M, N, K, static_cast<int>(which)),
-            matrix_seed(seed, M, N, K, 3), matrix_seed(seed, M, N, K, 4)};
+    return {d,
+            which,
+            M,
+            N,
+            K,
+            ld,
+            offset,
+            matrix_seed(seed, M, N, K, static_cast<int>(which)),
+            matrix_seed(seed, M, N, K, 3),
+            matrix_seed(seed, M, N, K, 4)};
 }
 
 namespace detail {
@@ -161,12 +169,9 @@ SGEMM_HOST_DEVICE inline float element_value(const FillSpec& f, std::size_t i) {
     const int rows = f.operand == Operand::kB ? f.K : f.M, cols = f.operand == Operand::kA ? f.K : f.N;
     const bool inside = row >= 0 && row < rows && col < cols;
     switch (f.distribution) {
-        case Distribution::kUniform:
-            return u;
-        case Distribution::kPositive:
-            return u < 0 ? -u : u;
-        case Distribution::kWide:
-            return detail::signed_mantissa(h, static_cast<int>((h & 0xFFFFFFFFu) % 97) - 48);
+        case Distribution::kUniform: return u;
+        case Distribution::kPositive: return u < 0 ? -u : u;
+        case Distribution::kWide: return detail::signed_mantissa(h, static_cast<int>((h & 0xFFFFFFFFu) % 97) - 48);
         case Distribution::kScaled: {
             const int r = detail::scale_exponent(f.row_seed, row), c = detail::scale_exponent(f.col_seed, col);
             return u * detail::pow2(f.operand == Operand::kA ? r : f.operand == Operand::kB ? c : r + c);
@@ -174,8 +179,10 @@ SGEMM_HOST_DEVICE inline float element_value(const FillSpec& f, std::size_t i) {
         case Distribution::kTiny:
             return detail::signed_mantissa(h, f.operand == Operand::kA ? -118 : f.operand == Operand::kB ? -6 : -122);
         case Distribution::kHuge:
-            return detail::signed_mantissa(
-                h, f.operand == Operand::kA ? 127 : f.operand == Operand::kB ? huge_b_exponent(f.K) : 118);
+            return detail::signed_mantissa(h,
+                                           f.operand == Operand::kA       ? 127
+                                               : f.operand == Operand::kB ? huge_b_exponent(f.K)
+                                                                          : 118);
         case Distribution::kIntegers: {
             const long long q = integer_range(f.K), range = f.operand == Operand::kC0 ? q * q : q;
             return static_cast<float>(static_cast<long long>(h % static_cast<std::uint64_t>(2 * range + 1)) - range);
@@ -191,10 +198,10 @@ SGEMM_HOST_DEVICE inline float element_value(const FillSpec& f, std::size_t i) {
             return f.operand == Operand::kC0 ? u * (1.0f / 4096.0f) : u;
         case Distribution::kSpecial: {
             std::uint64_t kind = 0;
-            const bool special =
-                inside && (f.operand == Operand::kA   ? detail::is_special(f.seed, row, col, f.M, f.K, kind)
-                           : f.operand == Operand::kB ? detail::is_special(f.seed, col, row, f.N, f.K, kind)
-                                                      : false);
+            const bool special = inside &&
+                (f.operand == Operand::kA       ? detail::is_special(f.seed, row, col, f.M, f.K, kind)
+                     : f.operand == Operand::kB ? detail::is_special(f.seed, col, row, f.N, f.K, kind)
+                                                : false);
             if (!special) return u;
             return detail::from_bits(kind == 0 ? 0x7F800000u : kind == 1 ? 0xFF800000u : 0x7FC00000u);  // +-Inf, NaN
         }

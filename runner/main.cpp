@@ -30,7 +30,8 @@ void refuse_tf32_override() {
     const char* v = std::getenv("NVIDIA_TF32_OVERRIDE");
     if (v && std::string(v) != "0")
         throw UsageError("NVIDIA_TF32_OVERRIDE=" + std::string(v) +
-                         " is set: it overrides the math libraries' TF32 choice, so cuBLAS might not be plain FP32. Unset it (or set 0).");
+                         " is set: it overrides the math libraries' TF32 choice, so cuBLAS might not be plain FP32. "
+                         "Unset it (or set 0).");
 }
 
 // The run's rates, measured before any problem is allocated: the theoretical FFMA peak and the DRAM
@@ -108,8 +109,8 @@ std::string pass_rule(Distribution init, float alpha, float beta, int K) {
     char bound[32];
     std::snprintf(bound, sizeof bound, "%.2e", normwise_bound(K));
     std::string rule = std::string("pass: ") +
-                       (init == Distribution::kSpecial ? "NaN/Inf exactly where R has them" : "no NaN/Inf") +
-                       ", componentwise within gamma_{K+2}, ";
+        (init == Distribution::kSpecial ? "NaN/Inf exactly where R has them" : "no NaN/Inf") +
+        ", componentwise within gamma_{K+2}, ";
     // R cancels: the printed rel err is against ||R|| and may exceed the bound of a passing result.
     rule += init == Distribution::kCancel ? "||C - R|| <= " + std::string(bound) + " max(||R||, ||Rabs||/sqrt(K))"
                                           : "rel err <= " + std::string(bound);
@@ -185,8 +186,8 @@ int run(int argc, char** argv) {
     report.command = portable_command_line(argc, argv);
     report.build = build_info();
     report.device = query_device(opt.device);
-    report.settings = {opt.alpha, opt.beta, opt.warmup,   opt.reps,   opt.seed,
-                       opt.hot_l2 ? "hot" : "flushed",  opt.check,  opt.ld_pad, opt.offset, {}};
+    report.settings = {opt.alpha, opt.beta,   opt.warmup, opt.reps, opt.seed, opt.hot_l2 ? "hot" : "flushed",
+                       opt.check, opt.ld_pad, opt.offset, {}};
     std::string inits;
     for (const Distribution d : opt.inits) {
         report.settings.init.emplace_back(to_string(d));

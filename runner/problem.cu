@@ -51,8 +51,8 @@ __global__ void view_to_double(const float* src, int ld, int N, double* dst, std
 // [doc:count-outside-changes]
 // Counts the elements of C's buffer outside its M x N view (the offset before it, the padding
 // columns of each row, the guard after it) whose bits differ from what the reset wrote there.
-__global__ void count_outside_changes(const float* buffer, const float* expected, float expected_value,
-                                      std::size_t n, std::size_t offset, int ldc, int N, std::size_t view_end,
+__global__ void count_outside_changes(const float* buffer, const float* expected, float expected_value, std::size_t n,
+                                      std::size_t offset, int ldc, int N, std::size_t view_end,
                                       unsigned long long* out) {
     unsigned long long changed = 0;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
@@ -249,7 +249,7 @@ Problem::Problem(Size size, float alpha, float beta, std::uint64_t seed, bool wi
             to_double<<<grid_for(e.a), kThreads, 0, stream_>>>(A_.get(), Ad.get(), e.a, absolute);
             to_double<<<grid_for(e.b), kThreads, 0, stream_>>>(B_.get(), Bd.get(), e.b, absolute);
             view_to_double<<<grid_for(e.mn), kThreads, 0, stream_>>>(C0_.get() + layout.offset, e.ldc, size.N, out,
-                                                                      e.mn, absolute);
+                                                                     e.mn, absolute);
             check(cudaGetLastError());
             const double a = absolute ? std::fabs(double(alpha)) : double(alpha);
             const double b = absolute ? std::fabs(double(beta)) : double(beta);
@@ -333,14 +333,13 @@ CheckResult Problem::verify() const {
     check(cudaMemsetAsync(d.get(), 0, sizeof(DeviceStats), stream_));
     check(cudaMemsetAsync(outside.get(), 0, sizeof(unsigned long long), stream_));
     const std::size_t mn = elems(size_.M, size_.N);
-    compare<<<grid_for(mn), kThreads, 0, stream_>>>(args_.C, args_.ldc, size_.N, R_.get(), Rabs_.get(),
-                                                    have_base_ ? base_.get() : nullptr, mn,
-                                                    componentwise_gamma(size_.K), exact_limit(init_, alpha_, beta_),
-                                                    d.get());
+    compare<<<grid_for(mn), kThreads, 0, stream_>>>(
+        args_.C, args_.ldc, size_.N, R_.get(), Rabs_.get(), have_base_ ? base_.get() : nullptr, mn,
+        componentwise_gamma(size_.K), exact_limit(init_, alpha_, beta_), d.get());
     const std::size_t view_end = layout_.offset + elems(size_.M, args_.ldc);
-    count_outside_changes<<<grid_for(C_.size()), kThreads, 0, stream_>>>(
-        C_.get(), beta_ == 0.0f ? nullptr : C0_.get(), kPoison, C_.size(), layout_.offset, args_.ldc, size_.N,
-        view_end, outside.get());
+    count_outside_changes<<<grid_for(C_.size()), kThreads, 0, stream_>>>(C_.get(), beta_ == 0.0f ? nullptr : C0_.get(),
+                                                                         kPoison, C_.size(), layout_.offset, args_.ldc,
+                                                                         size_.N, view_end, outside.get());
     check(cudaGetLastError());
     DeviceStats h{};
     unsigned long long outside_count = 0;
@@ -384,8 +383,7 @@ Timing Problem::time(const Launcher& l, int warmup, int reps, bool hot_l2) {
     for (int i = 0; i < reps; ++i) {
         // With beta != 0 each launch reads C: restore it so that values stay
         // bounded (and every launch does the same work). Outside the events.
-        if (beta_ != 0.0f)
-            check(cudaMemcpyAsync(C_.get(), C0_.get(), C_.bytes(), cudaMemcpyDeviceToDevice, stream_));
+        if (beta_ != 0.0f) check(cudaMemcpyAsync(C_.get(), C0_.get(), C_.bytes(), cudaMemcpyDeviceToDevice, stream_));
         // Writing an L2-sized buffer evicts A, B and C from L2 (as nvbench does),
         // so each launch starts from DRAM like a GEMM inside a real program.
         if (!hot_l2) check(cudaMemsetAsync(flush_.get(), i & 0xff, flush_.bytes(), stream_));

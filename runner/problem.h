@@ -46,7 +46,7 @@ Launcher launcher_of(const KernelInfo& kernel, const Candidate& candidate);
 void fill_buffer(float* p, std::size_t n, const FillSpec& spec, cudaStream_t stream);
 
 class Problem {
-public:
+  public:
     // Inputs drawn from `init` (distribution.h). Throws DoesNotFitError when the buffers (and, for
     // timing, the L2 flush buffer and `workspace_bytes`) would not fit in the device's free memory.
     Problem(Size size, float alpha, float beta, std::uint64_t seed, bool with_reference, Layout layout = {},
@@ -95,7 +95,7 @@ public:
     float* C() { return args_.C; }
     cudaStream_t stream() const { return stream_; }
 
-private:
+  private:
     void* workspace(std::size_t bytes);  // grows the workspace buffer (outside any timed region)
 
     struct Stream {

@@ -23,8 +23,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Settings, alpha, beta, warmup, r
                                                 init)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, git_commit, git_dirty, build_type, cuda_architectures, cuda_compiler,
                                    cxx_compiler, tuning)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Roofline, dram_gbs_measured, copy_bytes, method, ffma_peak_tflops,
-                                   fp32_lanes_per_sm)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Roofline, dram_gbs_measured, copy_bytes, method, ffma_peak_tflops, fp32_lanes_per_sm)
 
 void to_json(nlohmann::json& j, const Result& r) {
     j = {{"kernel", r.kernel},
@@ -105,9 +104,8 @@ nlohmann::json to_json(const Report& r) {
     nlohmann::json device = r.device;
     device["ffma_peak_tflops"] = r.device.ffma_peak_tflops;
     device["dram_peak_gbs"] = r.device.dram_peak_gbs;
-    return {{"schema", r.schema},     {"generated_utc", r.generated_utc}, {"command", r.command},
-            {"build", r.build},       {"device", device},                 {"settings", r.settings},
-            {"results", r.results},   {"roofline", r.roofline}};
+    return {{"schema", r.schema}, {"generated_utc", r.generated_utc}, {"command", r.command}, {"build", r.build},
+            {"device", device},   {"settings", r.settings},           {"results", r.results}, {"roofline", r.roofline}};
 }
 
 Report report_from_json(const nlohmann::json& j) {
@@ -156,9 +154,8 @@ std::string roofline_header(const DeviceInfo& d, const std::optional<Roofline>& 
 
 std::string table_header() {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%4s %-28s %10s %9s %9s %7s %10s %10s %10s %10s  %s\n", "#", "kernel",
-                  "median ms", "TFLOP/s", "% cuBLAS", "% roof", "rel err", "bound", "cuBLAS err", "max|d cuB|",
-                  "check");
+    std::snprintf(buf, sizeof buf, "%4s %-28s %10s %9s %9s %7s %10s %10s %10s %10s  %s\n", "#", "kernel", "median ms",
+                  "TFLOP/s", "% cuBLAS", "% roof", "rel err", "bound", "cuBLAS err", "max|d cuB|", "check");
     return buf;
 }
 
@@ -186,9 +183,9 @@ std::string table_row(const Result& r) {
     std::string row = buf;
     if (r.nonfinite || r.missed_nonfinite || r.componentwise_violations || r.inexact)
         row += " (" + std::to_string(r.nonfinite) + " NaN/Inf where R is finite, " +
-               std::to_string(r.missed_nonfinite) + " finite where R is NaN/Inf, " +
-               std::to_string(r.componentwise_violations) + " outside the componentwise bound" +
-               (r.inexact ? ", " + std::to_string(r.inexact) + " not exact" : std::string()) + ")";
+            std::to_string(r.missed_nonfinite) + " finite where R is NaN/Inf, " +
+            std::to_string(r.componentwise_violations) + " outside the componentwise bound" +
+            (r.inexact ? ", " + std::to_string(r.inexact) + " not exact" : std::string()) + ")";
     if (r.outside_writes) row += " (" + std::to_string(r.outside_writes) + " elements written outside the C view)";
     return row + "\n";
 }

@@ -19,16 +19,22 @@ template <typename T>
 struct adl_serializer<std::optional<T>> {
     static void to_json(json& j, const std::optional<T>& v) {
         if constexpr (std::is_floating_point_v<T>) {
-            if (v && std::isfinite(*v)) j = *v;
-            else j = nullptr;
+            if (v && std::isfinite(*v))
+                j = *v;
+            else
+                j = nullptr;
         } else {
-            if (v) j = *v;
-            else j = nullptr;
+            if (v)
+                j = *v;
+            else
+                j = nullptr;
         }
     }
     static void from_json(const json& j, std::optional<T>& v) {
-        if (j.is_null()) v.reset();
-        else v = j.get<T>();
+        if (j.is_null())
+            v.reset();
+        else
+            v = j.get<T>();
     }
 };
 }  // namespace nlohmann

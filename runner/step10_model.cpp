@@ -17,13 +17,20 @@ int main(int argc, char** argv) {
     step10::DeviceModel d;  // an H200 unless told otherwise
     double clock_mhz = d.sm_clock_hz / 1e6, mem_clock_mhz = d.mem_clock_hz / 1e6;
     std::string calibration;
-    CLI::App app{"step10_model: step 10's plans and modelled times for shapes read from stdin (M N K beta_zero b_aligned [c_aligned])"};
+    CLI::App app{
+        "step10_model: step 10's plans and modelled times for shapes read from stdin (M N K beta_zero b_aligned "
+        "[c_aligned])"};
     app.add_option("--cc", d.cc, "compute capability x 10")->capture_default_str()->check(CLI::Range(50, 200));
     app.add_option("--sms", d.sms, "SM count")->capture_default_str()->check(CLI::Range(1, 1024));
-    app.add_option("--clock-mhz", clock_mhz, "maximum SM clock")->capture_default_str()->check(CLI::Range(1.0, 10000.0));
-    app.add_option("--mem-clock-mhz", mem_clock_mhz, "memory clock")->capture_default_str()->check(CLI::Range(1.0, 100000.0));
+    app.add_option("--clock-mhz", clock_mhz, "maximum SM clock")
+        ->capture_default_str()
+        ->check(CLI::Range(1.0, 10000.0));
+    app.add_option("--mem-clock-mhz", mem_clock_mhz, "memory clock")
+        ->capture_default_str()
+        ->check(CLI::Range(1.0, 100000.0));
     app.add_option("--bus-bits", d.bus_bits, "memory bus width")->capture_default_str()->check(CLI::Range(1, 65536));
-    app.add_option("--calibration", calibration, "a calibration file (default: none, every scale 1)")->check(CLI::ExistingFile);
+    app.add_option("--calibration", calibration, "a calibration file (default: none, every scale 1)")
+        ->check(CLI::ExistingFile);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -42,14 +49,14 @@ int main(int argc, char** argv) {
             if (!(words >> c_aligned)) c_aligned = b_aligned;  // the runner's views: ldb = ldc = N
             if (M < 1 || N < 1 || K < 1 || M > 2147483647 || N > 2147483647 || K > 2147483647)
                 throw std::invalid_argument("sizes must lie in [1, 2^31 - 1]: " + line);
-            const step10::Shape s{static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), beta_zero != 0,
-                                  b_aligned != 0, c_aligned != 0};
+            const step10::Shape s{static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
+                                  beta_zero != 0,      b_aligned != 0,      c_aligned != 0};
             const std::vector<step10::Plan> plans = step10::all_plans(s, d);
             const std::string picked = step10::pick_among(s, plans).describe();
             for (const step10::Plan& p : plans)
                 std::printf("%lld %lld %lld %d %d %d|%s|%s|%.9g|%d\n", M, N, K, beta_zero != 0, b_aligned != 0,
-                            c_aligned != 0, p.describe().c_str(), step10::kClassNames[step10::plan_class(p)],
-                            p.seconds, p.describe() == picked);
+                            c_aligned != 0, p.describe().c_str(), step10::kClassNames[step10::plan_class(p)], p.seconds,
+                            p.describe() == picked);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "step10_model: %s\n", e.what());

@@ -16,7 +16,7 @@ inline bool have_gpu() {
 }  // namespace sgemm
 
 // A macro: GTEST_SKIP must be called from the test body (or SetUp).
-#define SKIP_WITHOUT_GPU()                                                                          \
-    if (!::sgemm::have_gpu())                                                                       \
+#define SKIP_WITHOUT_GPU()                                                                            \
+    if (!::sgemm::have_gpu())                                                                         \
     GTEST_SKIP() << "no CUDA device on this machine: GPU test skipped (it runs on a machine with an " \
                     "NVIDIA GPU)"

@@ -60,9 +60,11 @@ TEST(ParseOptions, Defaults) {
 }
 
 TEST(ParseOptions, AllOptions) {
-    const Options o = parse({"--kernel", "1,naive", "-k", "2", "--size", "1,2,3", "--size", "4x5x6", "--alpha",
-                             "-1.25", "--beta", "0.5", "--warmup", "0", "--reps", "7", "--seed", "99", "--json",
-                             "out.json", "--device", "1", "--no-check", "--hot-l2", "--no-roofline"});
+    const Options o =
+        parse({"--kernel",     "1,naive", "-k",     "2",        "--size",   "1,2,3", "--size",     "4x5x6",
+               "--alpha",      "-1.25",   "--beta", "0.5",      "--warmup", "0",     "--reps",     "7",
+               "--seed",       "99",      "--json", "out.json", "--device", "1",     "--no-check", "--hot-l2",
+               "--no-roofline"});
     EXPECT_EQ(o.kernels, (std::vector<std::string>{"1,naive", "2"}));
     EXPECT_EQ(o.sizes, (std::vector<Size>{{1, 2, 3}, {4, 5, 6}}));
     EXPECT_EQ(o.alpha, -1.25f);
@@ -78,9 +80,16 @@ TEST(ParseOptions, AllOptions) {
 }
 
 TEST(ParseOptions, RejectsBadValues) {
-    for (std::vector<const char*> args : std::vector<std::vector<const char*>>{
-             {"--size", "0,1,1"}, {"--size", "abc"}, {"--reps", "0"}, {"--warmup", "-1"}, {"--alpha", "x"},
-             {"--bogus"}, {"--device", "-2"}, {"--alpha", "nan"}, {"--beta", "inf"}, {"--ld-pad", "-3"}}) {
+    for (std::vector<const char*> args : std::vector<std::vector<const char*>>{{"--size", "0,1,1"},
+                                                                               {"--size", "abc"},
+                                                                               {"--reps", "0"},
+                                                                               {"--warmup", "-1"},
+                                                                               {"--alpha", "x"},
+                                                                               {"--bogus"},
+                                                                               {"--device", "-2"},
+                                                                               {"--alpha", "nan"},
+                                                                               {"--beta", "inf"},
+                                                                               {"--ld-pad", "-3"}}) {
         args.insert(args.begin(), "sgemm_runner");
         Options o;
         EXPECT_THROW(parse_options(static_cast<int>(args.size()), args.data(), o), UsageError) << args[1];
@@ -136,9 +145,9 @@ TEST(ParseOptions, HelpReturnsFalse) {
     testing::internal::CaptureStdout();
     EXPECT_FALSE(parse_options(2, args, o));
     const std::string help = testing::internal::GetCapturedStdout();
-    for (const char* opt : {"--kernel", "--size", "--alpha", "--beta", "--warmup", "--reps", "--seed", "--json",
-                            "--list", "--device", "--no-check", "--hot-l2", "--ld-pad", "--offset", "--verbose",
-                            "--tune", "--init"})
+    for (const char* opt :
+         {"--kernel", "--size", "--alpha", "--beta", "--warmup", "--reps", "--seed", "--json", "--list", "--device",
+          "--no-check", "--hot-l2", "--ld-pad", "--offset", "--verbose", "--tune", "--init"})
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
     for (const DistributionInfo& d : kDistributions) EXPECT_NE(help.find(d.name), std::string::npos) << d.name;
 }
@@ -226,7 +235,8 @@ TEST(KernelList, OnlyTheSelectedKernels) {
     std::string line;
     for (const KernelInfo* k : {&a, &b}) {
         ASSERT_TRUE(std::getline(lines, line));
-        EXPECT_TRUE(line.substr(line.find_first_not_of(' ')).starts_with(std::to_string(k->spec.number) + "  " + k->name))
+        EXPECT_TRUE(
+            line.substr(line.find_first_not_of(' ')).starts_with(std::to_string(k->spec.number) + "  " + k->name))
             << line;
     }
     EXPECT_FALSE(std::getline(lines, line)) << "one line too many: " << line;

@@ -32,7 +32,7 @@ namespace {
 
 // Skips (with the reason) kernel `k` where this GPU cannot run it; a macro, as GTEST_SKIP must be
 // called from the test body.
-#define SKIP_UNLESS_RUNNABLE(k)                                                               \
+#define SKIP_UNLESS_RUNNABLE(k)                                                              \
     if (const std::string why = (k).unmet_requirements(compute_capability(0)); !why.empty()) \
     GTEST_SKIP() << (k).label() << ": " << why
 
@@ -42,10 +42,9 @@ std::uint64_t run_seed() {
     return seed;
 }
 
-const Size kShapes[] = {{1, 1, 1},         {1, 1, 17},       {3, 5, 7},        {17, 33, 65},
-                        {127, 129, 131},   {128, 128, 128},  {255, 257, 129},  {1000, 1000, 1000},
-                        {33, 4097, 17},    {4096, 64, 512},  {64, 4096, 512},  {1, 4097, 300},
-                        {1, 4096, 8192}};
+const Size kShapes[] = {{1, 1, 1},       {1, 1, 17},      {3, 5, 7},          {17, 33, 65},   {127, 129, 131},
+                        {128, 128, 128}, {255, 257, 129}, {1000, 1000, 1000}, {33, 4097, 17}, {4096, 64, 512},
+                        {64, 4096, 512}, {1, 4097, 300},  {1, 4096, 8192}};
 const std::pair<float, float> kScalars[] = {{1.0f, 0.0f}, {0.5f, 3.0f}, {-1.25f, 1.0f}};
 
 std::vector<const KernelInfo*> kernels_under_test() {
@@ -56,11 +55,10 @@ std::vector<const KernelInfo*> kernels_under_test() {
 
 std::string describe(const CheckResult& c, int K) {
     return "rel err " + std::to_string(c.rel_err) + " (bound " + std::to_string(normwise_bound(K)) + "), " +
-           std::to_string(c.stats.nonfinite) + " NaN/Inf where R is finite, " +
-           std::to_string(c.stats.missed_nonfinite) + " finite where R is NaN/Inf, " +
-           std::to_string(c.stats.violations) + " outside the componentwise bound, " +
-           std::to_string(c.stats.inexact) + " not exact, " + std::to_string(c.outside_writes) +
-           " elements written outside the C view";
+        std::to_string(c.stats.nonfinite) + " NaN/Inf where R is finite, " + std::to_string(c.stats.missed_nonfinite) +
+        " finite where R is NaN/Inf, " + std::to_string(c.stats.violations) + " outside the componentwise bound, " +
+        std::to_string(c.stats.inexact) + " not exact, " + std::to_string(c.outside_writes) +
+        " elements written outside the C view";
 }
 
 // A result of `k` is right when the runner would not call it FAIL: PASS, or TF32 for a TF32-only
@@ -91,9 +89,8 @@ TEST_P(Kernel, CorrectOnEveryShapeAndScalars) {
     std::uint64_t seed = run_seed() ^ (std::uint64_t(k.spec.number) << 48);
     for (const Size& s : kShapes)
         for (const auto& [alpha, beta] : kScalars) {
-            SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " alpha "
-                                            << alpha << " beta " << beta << (beta == 0 ? " (C = NaN)" : "")
-                                            << " seed " << seed);
+            SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " alpha " << alpha
+                                            << " beta " << beta << (beta == 0 ? " (C = NaN)" : "") << " seed " << seed);
             Problem p(s, alpha, beta, seed++, /*with_reference=*/true);
             check_one(k, p);
         }
@@ -105,7 +102,7 @@ TEST_P(Kernel, CorrectOnPaddedAndUnalignedViews) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
     SKIP_UNLESS_RUNNABLE(k);
-    const Size shapes[] = {{3, 5, 7},     {17, 33, 65},    {127, 129, 131}, {255, 257, 129},
+    const Size shapes[] = {{3, 5, 7},      {17, 33, 65},    {127, 129, 131}, {255, 257, 129},
                            {33, 4097, 17}, {256, 256, 256}, {1, 33, 17},     {1, 4096, 1000}};
     std::uint64_t seed = run_seed() ^ (std::uint64_t(k.spec.number) << 40);
     int i = 0;
@@ -113,9 +110,9 @@ TEST_P(Kernel, CorrectOnPaddedAndUnalignedViews) {
         for (int pad : {0, 1, 3})
             for (int offset : {0, 1}) {
                 const auto [alpha, beta] = kScalars[i++ % 3];
-                SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " ld pad "
-                                                << pad << " offset " << offset << " alpha " << alpha << " beta "
-                                                << beta << " seed " << seed);
+                SCOPED_TRACE(testing::Message()
+                             << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " ld pad " << pad << " offset "
+                             << offset << " alpha " << alpha << " beta " << beta << " seed " << seed);
                 Problem p(s, alpha, beta, seed++, true, Layout{pad, offset});
                 check_one(k, p);
             }
@@ -151,11 +148,10 @@ TEST_P(Kernel, DeterministicRunToRun) {
         Layout layout;
     };
     for (const Case& tc : {Case{{129, 131, 4099}, {}}, Case{{64, 64, 8192}, {}}, Case{{1000, 1, 3000}, {}},
-                          Case{{1, 4096, 8192}, {}}, Case{{3000, 3000, 3000}, {}}, Case{{32, 4096, 2048}, {}},
-                          Case{{20, 1003, 5000}, {}}, Case{{13, 1000, 3001}, {3, 1}}, Case{{7, 9, 100003}, {}},
-                          Case{{1000, 1003, 7}, {}}, Case{{999, 260, 32}, {1, 1}},
-                          Case{{50, 1003, 3000}, {1, 1}}, Case{{64, 4096, 1024}, {}},
-                          Case{{16, 1000, 4096}, {}}}) {
+                           Case{{1, 4096, 8192}, {}}, Case{{3000, 3000, 3000}, {}}, Case{{32, 4096, 2048}, {}},
+                           Case{{20, 1003, 5000}, {}}, Case{{13, 1000, 3001}, {3, 1}}, Case{{7, 9, 100003}, {}},
+                           Case{{1000, 1003, 7}, {}}, Case{{999, 260, 32}, {1, 1}}, Case{{50, 1003, 3000}, {1, 1}},
+                           Case{{64, 4096, 1024}, {}}, Case{{16, 1000, 4096}, {}}}) {
         const Size& s = tc.size;
         Problem p(s, 0.5f, 3.0f, run_seed(), true, tc.layout);
         if (!k.can_implement(p.args()).empty()) continue;
@@ -167,9 +163,9 @@ TEST_P(Kernel, DeterministicRunToRun) {
                 names.push_back(c.description);
             }
         for (std::size_t i = 0; i < launchers.size(); ++i) {
-            SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " ld pad "
-                                            << tc.layout.ld_pad << " offset " << tc.layout.offset << " config "
-                                            << names[i]);
+            SCOPED_TRACE(testing::Message()
+                         << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " ld pad " << tc.layout.ld_pad
+                         << " offset " << tc.layout.offset << " config " << names[i]);
             p.run_once(launchers[i]);
             expect_right(k, p.verify(), s.K);
             const std::vector<float> first = p.output();
@@ -201,19 +197,19 @@ TEST_P(KernelOnInputs, CorrectOnEveryDistribution) {
         Layout layout;
         bool third_pair;  // also the (alpha, beta) pair that is not a power of two
     };
-    const Case cases[] = {{{67, 65, 1}, {}, false},      {{129, 131, 2}, {}, false},
-                          {{1, 257, 3}, {}, false},      {{255, 127, 7}, {}, false},
-                          {{257, 129, 33}, {}, true},    {{256, 256, 16384}, {}, false},
-                          {{1000, 999, 997}, {3, 1}, true},  {{2200, 2100, 100}, {1, 1}, false}};
+    const Case cases[] = {{{67, 65, 1}, {}, false},         {{129, 131, 2}, {}, false},
+                          {{1, 257, 3}, {}, false},         {{255, 127, 7}, {}, false},
+                          {{257, 129, 33}, {}, true},       {{256, 256, 16384}, {}, false},
+                          {{1000, 999, 997}, {3, 1}, true}, {{2200, 2100, 100}, {1, 1}, false}};
     std::uint64_t seed = run_seed() ^ (std::uint64_t(k.spec.number) << 48) ^ (std::uint64_t(init) << 40);
     for (const Case& c : cases)
         for (const auto [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{2.0f, 0.5f}, std::pair{-1.25f, 0.75f}}) {
             if (alpha == -1.25f && !c.third_pair) continue;
             const Size& s = c.size;
-            SCOPED_TRACE(testing::Message() << k.label() << " --init " << to_string(init) << " " << s.M << "x"
-                                            << s.N << "x" << s.K << " ld pad " << c.layout.ld_pad << " offset "
-                                            << c.layout.offset << " alpha " << alpha << " beta " << beta << " seed "
-                                            << seed);
+            SCOPED_TRACE(testing::Message()
+                         << k.label() << " --init " << to_string(init) << " " << s.M << "x" << s.N << "x" << s.K
+                         << " ld pad " << c.layout.ld_pad << " offset " << c.layout.offset << " alpha " << alpha
+                         << " beta " << beta << " seed " << seed);
             Problem p(s, alpha, beta, seed++, true, c.layout, 0, init);
             check_one(k, p);
         }
@@ -225,12 +221,13 @@ std::vector<Distribution> distributions_under_test() {
     return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Registered, KernelOnInputs,
-    testing::Combine(testing::ValuesIn(kernels_under_test()), testing::ValuesIn(distributions_under_test())),
-    [](const testing::TestParamInfo<std::tuple<const KernelInfo*, Distribution>>& info) {
-        return std::get<0>(info.param)->label() + "_" + std::string(to_string(std::get<1>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(Registered, KernelOnInputs,
+                         testing::Combine(testing::ValuesIn(kernels_under_test()),
+                                          testing::ValuesIn(distributions_under_test())),
+                         [](const testing::TestParamInfo<std::tuple<const KernelInfo*, Distribution>>& info) {
+                             return std::get<0>(info.param)->label() + "_" +
+                                 std::string(to_string(std::get<1>(info.param)));
+                         });
 
 // Rows and columns whose elements span more than any per-row or per-column scaling can bring into
 // the tensor cores' range: a tiny element of A's row paired with the largest of B's column decides
@@ -275,8 +272,8 @@ TEST_P(Kernel, CorrectWhereRowsAndColumnsSpanMoreThan2To100) {
                 r += static_cast<double>(a[i * K + kk]) * b[kk * N + j];
                 rabs += std::fabs(static_cast<double>(a[i * K + kk]) * b[kk * N + j]);
             }
-            EXPECT_LE(std::fabs(c[i * N + j] - r), gamma * rabs) << k.label() << " C(" << i << ", " << j << ") = "
-                                                                 << c[i * N + j] << ", exact " << r;
+            EXPECT_LE(std::fabs(c[i * N + j] - r), gamma * rabs)
+                << k.label() << " C(" << i << ", " << j << ") = " << c[i * N + j] << ", exact " << r;
         }
 }
 
@@ -319,7 +316,7 @@ TEST(GpuProblem, UnwrittenWorkspaceIsPoisoned) {
 
 // The check itself must be able to fail on the GPU path too.
 class CheckCatches : public testing::Test {
-protected:
+  protected:
     void SetUp() override {
         SKIP_WITHOUT_GPU();
         check(cublasCreate(&handle_));
@@ -332,8 +329,8 @@ protected:
         const Size s = p.size();
         const float alpha = p.alpha();
         check(cublasSetStream(handle_, p.stream()));
-        check(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, K, &alpha, p.B(), s.N, p.A(), s.K, &beta,
-                          p.C(), s.N));
+        check(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, K, &alpha, p.B(), s.N, p.A(), s.K, &beta, p.C(),
+                          s.N));
         p.synchronize_and_check();
     }
     cublasHandle_t handle_ = nullptr;
@@ -369,8 +366,8 @@ TEST_F(CheckCatches, MissingTermAndNanLeak) {
     p.reset_output();
     sgemm(p, s.K - 1, 0.0f);  // drops the last k
     EXPECT_FALSE(p.verify().pass);
-    p.reset_output();          // C = NaN
-    sgemm(p, s.K, 1.0f);       // reads C although the problem's beta is 0
+    p.reset_output();  // C = NaN
+    sgemm(p, s.K, 1.0f);  // reads C although the problem's beta is 0
     const CheckResult c = p.verify();
     EXPECT_FALSE(c.pass);
     EXPECT_EQ(c.stats.nonfinite, std::uint64_t(s.M) * s.N);

@@ -60,11 +60,11 @@ TEST(Planner, PicksOnAnH200) {
     EXPECT_EQ(picked({8191, 8193, 31, true, false, false}, d), "128x128x8 w64x64 s5");
     EXPECT_EQ(picked({8191, 8193, 31, true, false, true}, d), "128x128x8 w64x64 s5 packB");
     EXPECT_EQ(picked({16, 24576, 4096}, d), "skinny m<=16 float4 splitk=2");    // reading B is the GEMM
-    EXPECT_EQ(picked({24, 24576, 4096}, d), "64x128x8 w32x64 s5 splitk=2");      // two row groups cost more than a tile
+    EXPECT_EQ(picked({24, 24576, 4096}, d), "64x128x8 w32x64 s5 splitk=2");  // two row groups cost more than a tile
     EXPECT_EQ(picked({16, 4096, 4096}, d), "skinny m<=16 float4 splitk=4");
     EXPECT_EQ(picked({7, 9, 100003, true, false}, d), "skinny m<=8 4 floats splitk=121");
     EXPECT_EQ(picked({4097, 1, 4097, true, false}, d), "gemv n=1 256 lanes/row");  // a block per row: 4097 blocks
-    EXPECT_EQ(picked({100000, 1, 64}, d), "gemv n=1 4 lanes/row");               // 16 elements per lane
+    EXPECT_EQ(picked({100000, 1, 64}, d), "gemv n=1 4 lanes/row");  // 16 elements per lane
     EXPECT_EQ(picked({1, 4097, 4097, true, false}, d), "skinny m<=4 4 floats splitk=4");
 }
 
@@ -91,7 +91,8 @@ TEST(Planner, EveryPlanCoversKOnceAndAsksForItsWorkspace) {
     for (const Shape s : {Shape{256, 256, 16384}, Shape{3000, 3000, 3000}, Shape{20, 7047, 16056, true, false},
                           Shape{46341, 46341, 2}, Shape{1, 4097, 4097}, Shape{129, 257, 65537}}) {
         for (const Plan& p : all_plans(s, d)) {
-            SCOPED_TRACE(p.describe() + " on " + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K));
+            SCOPED_TRACE(p.describe() + " on " + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" +
+                         std::to_string(s.K));
             if (p.kind == Plan::kTile || p.kind == Plan::kSkinny) {
                 // splits ranges of k_per_split rows, none empty: (S - 1) k < K <= S k.
                 EXPECT_LT(static_cast<long long>(p.splits - 1) * p.k_per_split, s.K);
@@ -102,14 +103,15 @@ TEST(Planner, EveryPlanCoversKOnceAndAsksForItsWorkspace) {
                 EXPECT_GT(s.M, p.rows * (p.row_groups - 1));
                 EXPECT_EQ(p.col_blocks, (s.N + kSkinnyCols - 1) / kSkinnyCols);
                 const std::size_t need = p.splits > 1 ? static_cast<std::size_t>(p.splits) * s.M * s.N * 4 +
-                                                            static_cast<std::size_t>(p.col_blocks) * p.row_groups * 4
+                        static_cast<std::size_t>(p.col_blocks) * p.row_groups * 4
                                                       : 0;
                 EXPECT_GE(p.workspace, need);
             }
             if (p.kind == Plan::kOuter) EXPECT_LE(s.K, kOuterMaxK);
             if (p.kind == Plan::kTile && p.splits > 1)
-                EXPECT_EQ(p.partial_bytes, static_cast<std::size_t>(p.sk_tiles) * p.splits *
-                                               kTileShapes[p.config].bm * kTileShapes[p.config].bn * 4);
+                EXPECT_EQ(p.partial_bytes,
+                          static_cast<std::size_t>(p.sk_tiles) * p.splits * kTileShapes[p.config].bm *
+                              kTileShapes[p.config].bn * 4);
             EXPECT_GT(p.seconds, 0.0);
         }
     }
@@ -142,8 +144,9 @@ TEST(Planner, ScalesMoveThePick) {
 }
 
 TEST(Planner, CalibrationFilesAreParsedStrictly) {
-    const Calibration c = parse_calibration("# a comment\n\nmainloop_fraction 0.7\nscale.tile4 1.25  # trailing\n"
-                                            "scale.skinny16s 2\n");
+    const Calibration c = parse_calibration(
+        "# a comment\n\nmainloop_fraction 0.7\nscale.tile4 1.25  # trailing\n"
+        "scale.skinny16s 2\n");
     EXPECT_DOUBLE_EQ(c.mainloop_fraction, 0.7);
     EXPECT_DOUBLE_EQ(c.scale[4], 1.25);
     EXPECT_DOUBLE_EQ(c.scale[std::find(std::begin(kClassNames), std::end(kClassNames), std::string("skinny16s")) -

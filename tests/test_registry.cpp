@@ -56,8 +56,7 @@ TEST(Registry, BadRegistrationIsRejected) {
     EXPECT_THROW(Registration({.number = 1, .name = "another_naive", .idea = "dup", .launch = launch}),
                  std::logic_error);
     EXPECT_THROW(Registration({.number = 999999, .name = "naive", .idea = "dup", .launch = launch}), std::logic_error);
-    EXPECT_THROW(Registration({.number = 999998, .name = "Bad-Name", .idea = "x", .launch = launch}),
-                 std::logic_error);
+    EXPECT_THROW(Registration({.number = 999998, .name = "Bad-Name", .idea = "x", .launch = launch}), std::logic_error);
     EXPECT_THROW(Registration({.number = 999997, .name = "no_launch", .idea = "x"}), std::logic_error);
     // The new rules, each on a spec that breaks only that one: the message says which.
     auto rejects = [&](const KernelSpec& spec, const std::string& why) {
@@ -73,13 +72,22 @@ TEST(Registry, BadRegistrationIsRejected) {
     int free_step = kTuningFrom - 1;
     while (find_kernel(std::to_string(free_step))) --free_step;
     const std::string own = "sgemm_" + std::to_string(free_step) + "_own";
-    rejects({.number = free_step, .name = "foreign_gemm_function", .idea = "x", .launch = launch,
+    rejects({.number = free_step,
+             .name = "foreign_gemm_function",
+             .idea = "x",
+             .launch = launch,
              .gemm_function = "sgemm_other"},
             "names function 'sgemm_other'");
-    rejects({.number = free_step, .name = "foreign_sass_function", .idea = "x", .launch = launch,
+    rejects({.number = free_step,
+             .name = "foreign_sass_function",
+             .idea = "x",
+             .launch = launch,
              .sass = {.functions = "sgemm_other", .required = {"LDS.128"}}},
             "names function 'sgemm_other'");
-    rejects({.number = free_step, .name = "sass_without_features", .idea = "x", .launch = launch,
+    rejects({.number = free_step,
+             .name = "sass_without_features",
+             .idea = "x",
+             .launch = launch,
              .sass = {.functions = own.c_str()}},
             "no features");
 }
@@ -126,8 +134,7 @@ TEST(Registry, FunctionsAndChecksAreTheStepsOwn) {
         if (!sass.empty()) {
             any_sass = true;
             EXPECT_TRUE(sass.starts_with(k.functions())) << sass;
-            if (!k.spec.sass.functions)
-                EXPECT_EQ(sass, k.spec.gemm_function ? k.spec.gemm_function : k.functions());
+            if (!k.spec.sass.functions) EXPECT_EQ(sass, k.spec.gemm_function ? k.spec.gemm_function : k.functions());
         }
     }
     EXPECT_TRUE(any_sass) << "no kernel registers SASS checks: tests/check_sass.py would check local memory only";
@@ -173,9 +180,10 @@ TEST(Registry, TensorCoreFp32KernelTakesShapesUpTo2To31) {
     const KernelInfo* k = find_kernel("3xtf32_wgmma");
     ASSERT_NE(k, nullptr);
     alignas(256) static float buffer[64];
-    for (const GemmArgs& a : {GemmArgs{2147483647, 1, 1, 1.0f, 0.0f, buffer, 1, buffer, 1, buffer, 1},
-                              GemmArgs{1, 2147483647, 21, 1.0f, 0.0f, buffer, 21, buffer, 2147483647, buffer, 2147483647},
-                              GemmArgs{1, 1, 2147483647, 1.0f, 0.0f, buffer, 2147483647, buffer, 1, buffer, 1}})
+    for (const GemmArgs& a :
+         {GemmArgs{2147483647, 1, 1, 1.0f, 0.0f, buffer, 1, buffer, 1, buffer, 1},
+          GemmArgs{1, 2147483647, 21, 1.0f, 0.0f, buffer, 21, buffer, 2147483647, buffer, 2147483647},
+          GemmArgs{1, 1, 2147483647, 1.0f, 0.0f, buffer, 2147483647, buffer, 1, buffer, 1}})
         EXPECT_EQ(k->can_implement(a), "") << a.M << "x" << a.N << "x" << a.K;
 }
 
@@ -243,7 +251,9 @@ TEST(Registry, ListJsonHasEveryKernel) {
         EXPECT_EQ(e["requirements"]["min_cc"], k.spec.requirements.min_cc);
         EXPECT_EQ(e["tuning_variant"], k.is_tuning_variant());
         EXPECT_EQ(e["step"], k.step);
-        const auto string_or_null = [](const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); };
+        const auto string_or_null = [](const std::string& s) {
+            return s.empty() ? nlohmann::json() : nlohmann::json(s);
+        };
         EXPECT_EQ(e["functions"], string_or_null(k.functions())) << k.label();
         EXPECT_EQ(e["gemm_function"], string_or_null(k.spec.gemm_function ? k.spec.gemm_function : "")) << k.label();
         if (k.sass_functions().empty()) {
@@ -263,7 +273,8 @@ TEST(Registry, ListHasOneLinePerKernelStartingWithItsNumber) {
     size_t lines = 0;
     for (const auto& k : registry()) {
         ASSERT_TRUE(std::getline(in, line));
-        EXPECT_TRUE(std::regex_search(line, std::regex("^\\s*" + std::to_string(k.spec.number) + "\\s+" + k.name + "\\s")))
+        EXPECT_TRUE(
+            std::regex_search(line, std::regex("^\\s*" + std::to_string(k.spec.number) + "\\s+" + k.name + "\\s")))
             << line;
         ++lines;
     }

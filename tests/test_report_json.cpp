@@ -11,19 +11,19 @@ Report sample() {
     Report r;
     r.generated_utc = "2026-11-21T22:00:00Z";
     r.command = "sgemm_runner --kernel all";
-    r.device = {0,  "NVIDIA H100 80GB HBM3", "9.0", 132, 1980, 2619, 1755, std::nullopt, 5120, 52428800,
-                85021163520LL, "580.159.04", "13.0", "13.0", "13.1.0"};
+    r.device = {0,        "NVIDIA H100 80GB HBM3", "9.0",        132,    1980,   2619,    1755, std::nullopt, 5120,
+                52428800, 85021163520LL,           "580.159.04", "13.0", "13.0", "13.1.0"};
     r.settings = {1.0, 0.5, 5, 20, 42, "flushed", true, 3, 1};
     r.device.ffma_peak_tflops = 66.90816;
     r.device.dram_peak_gbs = 3352.32;
-    r.build = {"0123456789abcdef0123456789abcdef01234567", true, "Release", "90", "NVIDIA 13.0.88", "GNU 12.2.0",
-               false};
+    r.build = {
+        "0123456789abcdef0123456789abcdef01234567", true, "Release", "90", "NVIDIA 13.0.88", "GNU 12.2.0", false};
     r.roofline = Roofline{3021.5, 1073741824, "copy kernel", 66.90816, 128};
-    Result cublas{0, "cublas", 4096, 4096, 4096, 2.7, 2.69, 50.9, 100.0, 3.1e-7, 6.1e-5, 3.1e-7, std::nullopt, 0, 0,
-                  "PASS"};
+    Result cublas{0,     "cublas", 4096,   4096,   4096,         2.7, 2.69, 50.9,
+                  100.0, 3.1e-7,   6.1e-5, 3.1e-7, std::nullopt, 0,   0,    "PASS"};
     Result naive{1, "naive", 4096, 4096, 4096, 120.5, 119.9, 1.14, 2.24, 4.5e-7, 6.1e-5, 3.1e-7, 0.0001, 0, 0, "PASS"};
-    Result broken{2, "coalesced", 4096, 4096, 4096, 30, 29, 4.6, 9, std::nullopt, 6.1e-5, 3.1e-7, std::nullopt,
-                  16777216, 0, "FAIL"};
+    Result broken{2, "coalesced",  4096,   4096,   4096,         30,       29, 4.6,
+                  9, std::nullopt, 6.1e-5, 3.1e-7, std::nullopt, 16777216, 0,  "FAIL"};
     naive.config = "32x32 threads, 1 output each";
     naive.sm_clock_before_mhz = 1980;
     naive.sm_clock_after_mhz = 1755;
@@ -97,10 +97,10 @@ TEST(ReportJson, ReadsSchemaOneFiles) {
     j["device"].erase("ffma_peak_tflops");
     j["device"].erase("dram_peak_gbs");
     for (auto& x : j["results"])
-        for (const char* key : {"config", "precision", "not_run_reason", "workspace_bytes", "sm_clock_before_mhz",
-                                "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz",
-                                "tune_candidate", "picked", "outside_writes", "init", "missed_nonfinite", "inexact",
-                                "roof_ms", "pct_roof", "roof_bound"})
+        for (const char* key :
+             {"config", "precision", "not_run_reason", "workspace_bytes", "sm_clock_before_mhz", "sm_clock_after_mhz",
+              "mem_clock_before_mhz", "mem_clock_after_mhz", "tune_candidate", "picked", "outside_writes", "init",
+              "missed_nonfinite", "inexact", "roof_ms", "pct_roof", "roof_bound"})
             x.erase(key);
     const Report r = report_from_json(j);
     EXPECT_FALSE(r.roofline);
@@ -168,8 +168,9 @@ TEST(ReportTable, RooflineHeaderStatesBothRates) {
               "DRAM 3.02 TB/s measured (copy kernel, read + written, 1.00 GiB)\n");
     Roofline unknown = *r.roofline;
     unknown.ffma_peak_tflops.reset();
-    EXPECT_EQ(roofline_header(r.device, unknown).find("roofline: FFMA peak unknown for compute capability 9.0 (no "
-                                                      "roof), DRAM 3.02"),
+    EXPECT_EQ(roofline_header(r.device, unknown)
+                  .find("roofline: FFMA peak unknown for compute capability 9.0 (no "
+                        "roof), DRAM 3.02"),
               0u);
     EXPECT_EQ(roofline_header(r.device, std::nullopt), "roofline: not measured (--no-roofline)\n");
 }

@@ -74,9 +74,9 @@ HostGemm make(int M, int N, int K, float alpha, float beta, unsigned seed, bool 
 // Unpadded inputs of an --init distribution, exactly as the GPU fills them (element_value).
 HostGemm make(Distribution d, int M, int N, int K, float alpha, float beta, std::uint64_t seed) {
     HostGemm g{M, N, K, {}, {}, {}, {}, {}, {}};
-    for (const auto& [out, which, n, ld] : {std::tuple{&g.A, Operand::kA, size_t(M) * K, K},
-                                            std::tuple{&g.B, Operand::kB, size_t(K) * N, N},
-                                            std::tuple{&g.C0, Operand::kC0, size_t(M) * N, N}}) {
+    for (const auto& [out, which, n, ld] :
+         {std::tuple{&g.A, Operand::kA, size_t(M) * K, K}, std::tuple{&g.B, Operand::kB, size_t(K) * N, N},
+          std::tuple{&g.C0, Operand::kC0, size_t(M) * N, N}}) {
         const FillSpec spec = fill_spec(d, which, M, N, K, ld, 0, seed);
         out->resize(n);
         for (size_t i = 0; i < n; ++i) (*out)[i] = element_value(spec, i);
@@ -107,13 +107,16 @@ TEST(Bound, GrowsWithKAndStaysBelow1eMinus4UpTo16384) {
 }
 
 TEST(Bound, Fp32ResultsPass) {
-    struct Case { int M, N, K; float alpha, beta; };
+    struct Case {
+        int M, N, K;
+        float alpha, beta;
+    };
     for (const Case& c : {Case{1, 1, 1, 1, 0}, Case{3, 5, 7, 0.5f, 3}, Case{17, 33, 65, -1.25f, 1},
                           Case{32, 32, 1000, 1, 0}, Case{8, 8, 4096, 1, 0}, Case{4, 4, 16384, 0.5f, 3}}) {
         const HostGemm g = make(c.M, c.N, c.K, c.alpha, c.beta, 1234u + c.K);
         const ErrorStats s = stats(g);
-        EXPECT_TRUE(passes(s, c.K)) << c.M << "x" << c.N << "x" << c.K << " rel err " << relative_error(s)
-                                    << " bound " << normwise_bound(c.K);
+        EXPECT_TRUE(passes(s, c.K)) << c.M << "x" << c.N << "x" << c.K << " rel err " << relative_error(s) << " bound "
+                                    << normwise_bound(c.K);
         EXPECT_LT(relative_error(s), normwise_bound(c.K) / 4) << "the bound should leave headroom";
     }
 }
@@ -292,8 +295,7 @@ TEST(Distributions, DerivedConstants) {
     EXPECT_EQ(huge_b_exponent(1024), -20);
     EXPECT_EQ(huge_b_exponent(1025), -21);
     // K |A||B| < K 2^128 2^(e+1) <= 2^120: finite with room for alpha, beta and C0 (< 2^119).
-    for (int K : {1, 3, 1000, 16384, 1 << 30})
-        EXPECT_LE(std::log2(double(K)) + 128 + huge_b_exponent(K) + 1, 120) << K;
+    for (int K : {1, 3, 1000, 16384, 1 << 30}) EXPECT_LE(std::log2(double(K)) + 128 + huge_b_exponent(K) + 1, 120) << K;
 }
 
 // Every element, padding, offset and guard included, is what verification.md defines.
@@ -307,12 +309,8 @@ TEST(Distributions, ValuesFollowTheirDefinitions) {
             for (const float v : b.v) {
                 if (d.id != Distribution::kSpecial) ASSERT_TRUE(std::isfinite(v)) << v;
                 switch (d.id) {
-                    case Distribution::kUniform:
-                        ASSERT_TRUE(v >= -1 && v < 1 && on_grid(v, -23)) << v;
-                        break;
-                    case Distribution::kPositive:
-                        ASSERT_TRUE(v >= 0 && v <= 1 && on_grid(v, -23)) << v;
-                        break;
+                    case Distribution::kUniform: ASSERT_TRUE(v >= -1 && v < 1 && on_grid(v, -23)) << v; break;
+                    case Distribution::kPositive: ASSERT_TRUE(v >= 0 && v <= 1 && on_grid(v, -23)) << v; break;
                     case Distribution::kWide:
                         ASSERT_TRUE(v != 0 && exponent(v) >= -48 && exponent(v) <= 48) << v;
                         break;
@@ -320,9 +318,10 @@ TEST(Distributions, ValuesFollowTheirDefinitions) {
                         ASSERT_EQ(exponent(v), which == Operand::kA ? -118 : which == Operand::kB ? -6 : -122) << v;
                         break;
                     case Distribution::kHuge:
-                        ASSERT_EQ(exponent(v), which == Operand::kA   ? 127
-                                               : which == Operand::kB ? huge_b_exponent(K)
-                                                                      : 118);
+                        ASSERT_EQ(exponent(v),
+                                  which == Operand::kA       ? 127
+                                      : which == Operand::kB ? huge_b_exponent(K)
+                                                             : 118);
                         break;
                     case Distribution::kIntegers: {
                         const long long q = integer_range(K), range = which == Operand::kC0 ? q * q : q;
@@ -333,8 +332,7 @@ TEST(Distributions, ValuesFollowTheirDefinitions) {
                         if (which == Operand::kC0) ASSERT_LE(std::abs(v), 1.0f / 4096) << v;
                         ASSERT_LE(std::abs(v), 1.0f + 1.0f / 4096) << v;
                         break;
-                    default:
-                        break;
+                    default: break;
                 }
             }
             if (d.id == Distribution::kScaled)  // uniform * 2^r_i (A), 2^c_j (B), 2^(r_i + c_j) (C0)
@@ -486,19 +484,21 @@ TEST(Distributions, IntegersAreExact) {
 // An FP32 GEMM (one FMA chain per element) on every distribution passes: finite where R is,
 // within both bounds, exact where exactness is required.
 TEST(Distributions, Fp32ResultsPass) {
-    struct Case { int M, N, K; };
+    struct Case {
+        int M, N, K;
+    };
     for (const DistributionInfo& d : kDistributions)
-        for (const Case& c : {Case{3, 5, 1}, Case{7, 9, 2}, Case{5, 3, 3}, Case{16, 16, 33}, Case{4, 4, 1000},
-                              Case{2, 3, 16384}})
+        for (const Case& c :
+             {Case{3, 5, 1}, Case{7, 9, 2}, Case{5, 3, 3}, Case{16, 16, 33}, Case{4, 4, 1000}, Case{2, 3, 16384}})
             for (const auto [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{2.0f, 0.5f}, std::pair{-1.25f, 0.75f}}) {
                 SCOPED_TRACE(testing::Message() << d.name << " " << c.M << "x" << c.N << "x" << c.K << " alpha "
                                                 << alpha << " beta " << beta);
                 const HostGemm g = make(d.id, c.M, c.N, c.K, alpha, beta, 31 * c.K + 7);
                 const ErrorStats s = compare_host(g.C, g.R, g.Rabs, c.K, exact_limit(d.id, alpha, beta));
-                EXPECT_TRUE(passes(s, c.K)) << "normwise error " << normwise_error(s, c.K) << " bound "
-                                            << normwise_bound(c.K) << ", " << s.nonfinite << " NaN/Inf, "
-                                            << s.missed_nonfinite << " missed, " << s.violations
-                                            << " outside the componentwise bound, " << s.inexact << " inexact";
+                EXPECT_TRUE(passes(s, c.K))
+                    << "normwise error " << normwise_error(s, c.K) << " bound " << normwise_bound(c.K) << ", "
+                    << s.nonfinite << " NaN/Inf, " << s.missed_nonfinite << " missed, " << s.violations
+                    << " outside the componentwise bound, " << s.inexact << " inexact";
                 if (d.id != Distribution::kSpecial)
                     for (const float x : g.C) ASSERT_TRUE(std::isfinite(x));
             }

@@ -12,6 +12,7 @@ struct DeviceCalibration {
     const char* text;    // parse_calibration's input
 };
 
+// clang-format off: scripts/calibrate_planner writes this table
 // [doc:calibrations]
 // BEGIN CALIBRATIONS (scripts/calibrate_planner)
 inline constexpr DeviceCalibration kCalibrations[] = {
@@ -54,6 +55,7 @@ inline constexpr DeviceCalibration kCalibrations[] = {
         "scale.tile5 1.207\n"},
 };
 // END CALIBRATIONS
+// clang-format on
 
 // The calibration of the GPU named `device`; the first entry's (an H200) for a GPU not measured.
 inline const char* calibration_for(const char* device) {

@@ -34,7 +34,8 @@ using sgemm::ceil_div;
 
 // ---- the kernels, as the planner sees them ----------------------------------------------------
 
-constexpr int kPad = 4;  // As row padding of the tile kernel: conflict-free transposed copies, rows stay 16-byte aligned
+constexpr int kPad =
+    4;  // As row padding of the tile kernel: conflict-free transposed copies, rows stay 16-byte aligned
 
 // Dynamic shared memory of one tile-kernel block: STAGES x (As[BK][BM + kPad] + Bs[BK][BN]) floats.
 constexpr int smem_bytes(int BM, int BN, int BK, int STAGES) {
@@ -83,7 +84,7 @@ constexpr int kOuterSmem = kOuterMaxK * (kOuterBM + kOuterBN) * 4;              
 constexpr int kSkinnyRows[] = {4, 8, 16};                                        // skinny: MR, rows of A per block
 constexpr int kSkinnyMaxM = 64;                                                  // ... in up to 4 row groups of 16
 constexpr int kSkinnyGroups = 8, kSkinnyChunk = 512;                             // k-groups (warps), A chunk rows
-constexpr int kSkinnyCols = 128, kSkinnyDepth = 8, kSkinnyPadA = 4;              // block columns, B rows in flight per warp
+constexpr int kSkinnyCols = 128, kSkinnyDepth = 8, kSkinnyPadA = 4;  // block columns, B rows in flight per warp
 constexpr int kSkinnyMaxSplits = 4096;
 // Shared memory of the skinny kernel: two A chunks (or the reduction's sums, in the same bytes) and the rings.
 constexpr int skinny_a_floats(int mr) {
@@ -97,11 +98,12 @@ constexpr int skinny_row_index(int mr) { return mr <= 4 ? 0 : mr <= 8 ? 1 : 2; }
 // The kernels as the calibration knows them: a plan's class (plan_class below) names the kernel it
 // launches. Every class has a time scale, measured per GPU.
 // Skinny classes: MR rows, "s" where B is read as 4-byte floats, "g" for 16 rows in several row groups.
-constexpr const char* kClassNames[] = {"tile0",     "tile1",     "tile2",      "tile3",    "tile4",    "tile5",
-                                       "gemv_n1",   "outer",     "skinny4",    "skinny4s", "skinny8",  "skinny8s",
-                                       "skinny16",  "skinny16s", "skinny16g",  "skinny16gs"};
+constexpr const char* kClassNames[] = {"tile0",    "tile1",     "tile2",     "tile3",     "tile4",   "tile5",
+                                       "gemv_n1",  "outer",     "skinny4",   "skinny4s",  "skinny8", "skinny8s",
+                                       "skinny16", "skinny16s", "skinny16g", "skinny16gs"};
 constexpr int kNumClasses = sizeof(kClassNames) / sizeof(kClassNames[0]);
-static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4, "one class per tile shape, gemv, outer, skinny (MR or groups, float4 or not)");
+static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4,
+              "one class per tile shape, gemv, outer, skinny (MR or groups, float4 or not)");
 
 // [doc:calibration]
 // What one GPU gives the kernels. The fractions turn its peaks (FFMA: 2 x lanes x SMs x clock; DRAM:
@@ -112,9 +114,9 @@ static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4, "one class per tile sha
 // --tune runs on that GPU, written by scripts/calibrate_planner (kernels/10_every_shape/calibration.h).
 struct Calibration {
     double mainloop_fraction = 0.744;  // step 09's mainloop, 8 warps per SM, of the FFMA peak
-    double dram_fraction = 0.83;       // DRAM bandwidth a streaming kernel reaches, of the peak
-    double outer_fraction = 0.2;       // the outer kernel's FFMA rate, of the peak (3 blocks, 24 warps per SM)
-    double skinny_fraction = 0.3;      // the skinny kernel's FFMA rate, of the peak (1 block of 8 warps per SM)
+    double dram_fraction = 0.83;  // DRAM bandwidth a streaming kernel reaches, of the peak
+    double outer_fraction = 0.2;  // the outer kernel's FFMA rate, of the peak (3 blocks, 24 warps per SM)
+    double skinny_fraction = 0.3;  // the skinny kernel's FFMA rate, of the peak (1 block of 8 warps per SM)
     std::array<double, kNumClasses> scale = [] {
         std::array<double, kNumClasses> one{};
         one.fill(1.0);
@@ -138,7 +140,8 @@ inline Calibration parse_calibration(const std::string& text) {
         double value = 0;
         if (!(words >> name)) continue;  // blank or comment
         auto fail = [&](const std::string& why) {
-            throw std::invalid_argument("step 10 calibration, line " + std::to_string(number) + ": " + why + ": " + line);
+            throw std::invalid_argument("step 10 calibration, line " + std::to_string(number) + ": " + why + ": " +
+                                        line);
         };
         if (!(words >> value) || (words >> extra)) fail("expected 'name value'");
         if (name.rfind("scale.", 0) == 0) {
@@ -149,11 +152,16 @@ inline Calibration parse_calibration(const std::string& text) {
             continue;
         }
         if (!(value > 0.0 && value <= 1.0)) fail("a fraction lies in (0, 1]");
-        if (name == "mainloop_fraction") c.mainloop_fraction = value;
-        else if (name == "dram_fraction") c.dram_fraction = value;
-        else if (name == "outer_fraction") c.outer_fraction = value;
-        else if (name == "skinny_fraction") c.skinny_fraction = value;
-        else fail("unknown name");
+        if (name == "mainloop_fraction")
+            c.mainloop_fraction = value;
+        else if (name == "dram_fraction")
+            c.dram_fraction = value;
+        else if (name == "outer_fraction")
+            c.outer_fraction = value;
+        else if (name == "skinny_fraction")
+            c.skinny_fraction = value;
+        else
+            fail("unknown name");
     }
     return c;
 }
@@ -170,12 +178,12 @@ inline Calibration read_calibration(const std::string& path) {
 // [doc:device-model]
 // What the model knows of the GPU. The defaults are an H200 (cudaDeviceGetAttribute's values).
 struct DeviceModel {
-    int cc = 90;                        // compute capability x 10
+    int cc = 90;  // compute capability x 10
     int sms = 132;
-    double sm_clock_hz = 1980e6;        // cudaDevAttrClockRate: the maximum SM clock
-    double mem_clock_hz = 3201e6;       // cudaDevAttrMemoryClockRate
-    int bus_bits = 6016;                // cudaDevAttrGlobalMemoryBusWidth
-    int smem_per_sm = 233472;           // 228 KB
+    double sm_clock_hz = 1980e6;  // cudaDevAttrClockRate: the maximum SM clock
+    double mem_clock_hz = 3201e6;  // cudaDevAttrMemoryClockRate
+    int bus_bits = 6016;  // cudaDevAttrGlobalMemoryBusWidth
+    int smem_per_sm = 233472;  // 228 KB
     int smem_reserved_per_block = 1024;
     int regs_per_sm = 65536;
     int threads_per_sm = 2048;
@@ -214,16 +222,16 @@ inline int blocks_per_sm(int threads, int smem, int regs, const DeviceModel& d) 
 
 // [doc:fixed-costs]
 // Fixed costs (host and front end: the same on every GPU of this class).
-constexpr double kLaunchS = 3e-6;        // a kernel launch (the same for every candidate)
+constexpr double kLaunchS = 3e-6;  // a kernel launch (the same for every candidate)
 constexpr double kReduceLaunchS = 3e-6;  // a second, dependent launch (reduction, memset, packing)
 constexpr double kRoundLatencyS = 2e-6;  // per round of tile blocks: first k-tile from DRAM + the epilogue
 // [/doc:fixed-costs]
-constexpr double kL2LatencyS = 0.5e-6;   // a dependent round trip to L2 under load
+constexpr double kL2LatencyS = 0.5e-6;  // a dependent round trip to L2 under load
 // [doc:min-k-per-split]
-constexpr int kMinKPerSplit = 64;        // 8 k-tiles: below that the pipeline never fills
+constexpr int kMinKPerSplit = 64;  // 8 k-tiles: below that the pipeline never fills
 // [/doc:min-k-per-split]
 // [doc:unaligned-b]
-constexpr double kUnalignedB = 0.96;     // mainloop speed with 4-byte copies of B (4095 x 4097 x 4093, measured)
+constexpr double kUnalignedB = 0.96;  // mainloop speed with 4-byte copies of B (4095 x 4097 x 4093, measured)
 // [/doc:unaligned-b]
 constexpr double kScalarEpilogue = 0.3;  // DRAM bandwidth of the scalar epilogue for an unaligned C (46341^2 x 2, H100)
 constexpr int kSplits[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
@@ -251,19 +259,20 @@ struct Shape {
 
 struct Plan {
     enum Kind { kTile, kGemvN1, kSkinny, kOuter } kind = kTile;
-    int config = 0;            // kTileShapes index
-    int splits_asked = 1;      // the split count it was made for (the candidate id)
-    int splits = 1;            // K ranges (1: no split)
-    bool tail = false;         // split only the tiles of the last, partial round
-    bool pack_b = false;       // copy B into an aligned workspace first (B's rows not 16-byte aligned)
+    int config = 0;  // kTileShapes index
+    int splits_asked = 1;  // the split count it was made for (the candidate id)
+    int splits = 1;  // K ranges (1: no split)
+    bool tail = false;  // split only the tiles of the last, partial round
+    bool pack_b = false;  // copy B into an aligned workspace first (B's rows not 16-byte aligned)
     int tiles = 0, dp_tiles = 0, sk_tiles = 0, k_per_split = 0, occupancy = 0;
-    int gemv_width = 0;        // gemv_n1: lanes per row
-    int rows = 0, vec = 0;     // skinny: MR (rows of A per block) and 4 (float4 B) or 1
-    int row_groups = 1;        // skinny: blocks per column range (M <= row_groups x MR)
-    int col_blocks = 0;        // skinny: column ranges
-    std::size_t workspace = 0;      // packed B (256-byte aligned) then the partial tiles (tile); partials then counters (skinny)
+    int gemv_width = 0;  // gemv_n1: lanes per row
+    int rows = 0, vec = 0;  // skinny: MR (rows of A per block) and 4 (float4 B) or 1
+    int row_groups = 1;  // skinny: blocks per column range (M <= row_groups x MR)
+    int col_blocks = 0;  // skinny: column ranges
+    std::size_t workspace =
+        0;  // packed B (256-byte aligned) then the partial tiles (tile); partials then counters (skinny)
     std::size_t pack_bytes = 0, partial_bytes = 0;
-    double seconds = 0;        // the model's estimate
+    double seconds = 0;  // the model's estimate
 
     int id() const {
         if (kind == kGemvN1) return 100000 + gemv_width;
@@ -301,7 +310,8 @@ inline int plan_class(const Plan& p) {
         case Plan::kTile: return p.config;
         case Plan::kGemvN1: return kNumTileShapes;
         case Plan::kOuter: return kNumTileShapes + 1;
-        default: return kNumTileShapes + 2 + 2 * (p.row_groups > 1 ? 3 : skinny_row_index(p.rows)) + (p.vec == 4 ? 0 : 1);
+        default:
+            return kNumTileShapes + 2 + 2 * (p.row_groups > 1 ? 3 : skinny_row_index(p.rows)) + (p.vec == 4 ? 0 : 1);
     }
 }
 
@@ -330,8 +340,7 @@ inline double tile_seconds(const Shape& s, const Plan& plan, const DeviceModel& 
     const bool b_aligned = plan.pack_b || s.b_aligned;
     const double sm_flops = d.sm_flops() * c.efficiency * (b_aligned ? 1.0 : kUnalignedB);
     const int warps = c.threads() / 32;
-    const double compute =
-        phase_seconds(plan.dp_tiles, tile_flop * k_full, warps, sm_flops, plan.occupancy, d) +
+    const double compute = phase_seconds(plan.dp_tiles, tile_flop * k_full, warps, sm_flops, plan.occupancy, d) +
         phase_seconds(static_cast<long long>(plan.sk_tiles) * plan.splits, tile_flop * plan.k_per_split, warps,
                       sm_flops, plan.occupancy, d);
     // The epilogue of a block (C written, read when beta != 0) follows its mainloop: it overlaps
@@ -408,8 +417,8 @@ inline Plan make_gemv_n1_plan(const Shape& s, const DeviceModel& d) {
     // Lanes per row: the smallest power of two (up to a block) that leaves <= 16 elements per lane,
     // or more while the rows would give fewer than 4 blocks per SM (a few long rows).
     plan.gemv_width = 1;
-    while (plan.gemv_width < 256 && (s.K > 16 * plan.gemv_width ||
-                                     static_cast<long long>(s.M) * plan.gemv_width < 4LL * 256 * d.sms))
+    while (plan.gemv_width < 256 &&
+           (s.K > 16 * plan.gemv_width || static_cast<long long>(s.M) * plan.gemv_width < 4LL * 256 * d.sms))
         plan.gemv_width *= 2;
     plan.seconds = (compulsory_bytes(s) / d.dram() + kLaunchS) * d.cal.scale[plan_class(plan)];
     return plan;
@@ -445,7 +454,8 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
         if (plan.partial_bytes > (512u << 20)) return std::nullopt;  // would crowd out the problem itself
         plan.workspace = plan.partial_bytes + static_cast<std::size_t>(grid_x) * sizeof(unsigned);
     }
-    plan.occupancy = blocks_per_sm(kStreamThreads, skinny_smem(plan.rows), d.skinny_regs[skinny_row_index(plan.rows)], d);
+    plan.occupancy =
+        blocks_per_sm(kStreamThreads, skinny_smem(plan.rows), d.skinny_regs[skinny_row_index(plan.rows)], d);
     const long long blocks = grid_x * plan.splits;
     const double per_sm = static_cast<double>((blocks + d.sms - 1) / d.sms);
     const double block_flop = 2.0 * plan.rows * cols * plan.k_per_split;
@@ -454,13 +464,12 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
     // two rounds of 4 rows); DRAM needs about bandwidth x 1 us of them per SM. Fewer blocks than
     // that leave bandwidth unused.
     const double in_flight = std::min<double>(plan.occupancy, static_cast<double>(blocks) / d.sms) * kSkinnyGroups *
-                             kSkinnyDepth * cols * 4.0;
+        kSkinnyDepth * cols * 4.0;
     const double needed = d.dram() / d.sms * 1e-6;
     const double dram = d.dram() * std::min(1.0, in_flight / needed);
     const double c_passes = s.beta_zero ? 1.0 : 2.0;
     double memory = 4.0 * (double(s.K) * s.N + c_passes * double(s.M) * s.N) / dram +
-                    4.0 * (plan.row_groups - 1) * double(s.K) * s.N / d.l2() +
-                    4.0 * double(s.M) * s.K * plan.col_blocks / d.l2();
+        4.0 * (plan.row_groups - 1) * double(s.K) * s.N / d.l2() + 4.0 * double(s.M) * s.K * plan.col_blocks / d.l2();
     double fixed = kLaunchS;
     if (plan.splits > 1) {
         const double bw = plan.partial_bytes <= static_cast<std::size_t>(d.l2_bytes / 2) ? d.l2() : d.dram();
@@ -485,8 +494,8 @@ inline std::optional<Plan> make_outer_plan(const Shape& s, const DeviceModel& d)
     plan.occupancy = blocks_per_sm(kStreamThreads, kOuterSmem, d.outer_regs, d);
     const double per_sm = static_cast<double>((tiles + d.sms - 1) / d.sms);
     const double compute = per_sm * 2.0 * kOuterBM * kOuterBN * s.K / (d.ffma_peak() / d.sms * d.cal.outer_fraction);
-    plan.seconds = (std::max(compute, compulsory_bytes(s) / d.dram()) + kLaunchS + kRoundLatencyS) *
-                   d.cal.scale[plan_class(plan)];
+    plan.seconds =
+        (std::max(compute, compulsory_bytes(s) / d.dram()) + kLaunchS + kRoundLatencyS) * d.cal.scale[plan_class(plan)];
     return plan;
 }
 
@@ -508,8 +517,9 @@ inline std::vector<Plan> all_plans(const Shape& s, const DeviceModel& d) {
     // Packing B pays only where B's rows are unaligned; it is timed both ways there.
     for (bool pack_b : {false, true}) {
         // (At most 512 MiB of workspace for it: a bigger copy would crowd out the problem itself.)
-        if (pack_b && (s.b_aligned || gemv || s.N > INT_MAX - 3 ||
-                       static_cast<double>(s.K) * sgemm::round_up4(s.N) * sizeof(float) > 512.0 * (1 << 20)))
+        if (pack_b &&
+            (s.b_aligned || gemv || s.N > INT_MAX - 3 ||
+             static_cast<double>(s.K) * sgemm::round_up4(s.N) * sizeof(float) > 512.0 * (1 << 20)))
             continue;
         for (int config = 0; config < kNumTileShapes; ++config) {
             if (auto plan = make_tile_plan(s, d, config, 1, false, pack_b)) plans.push_back(*plan);
@@ -519,8 +529,8 @@ inline std::vector<Plan> all_plans(const Shape& s, const DeviceModel& d) {
                     const auto plan = make_tile_plan(s, d, config, k, tail, pack_b);
                     if (!plan) continue;
                     const bool seen = std::any_of(plans.begin(), plans.end(), [&](const Plan& q) {
-                        return q.kind == Plan::kTile && q.config == config && q.tail == tail &&
-                               q.pack_b == pack_b && q.splits == plan->splits;
+                        return q.kind == Plan::kTile && q.config == config && q.tail == tail && q.pack_b == pack_b &&
+                            q.splits == plan->splits;
                     });
                     if (!seen) plans.push_back(*plan);
                 }

@@ -20,10 +20,11 @@ namespace step10 {
 // warps, the warps' sums are added in warp order through shared memory: deterministic. x (K
 // floats) is read by every row and stays in L1/L2.
 template <int LPR>
-__global__ void __launch_bounds__(256) sgemm_10_every_shape_gemv_n1(int M, int K, float alpha, const float* A, int lda,
-                                                                    const float* x, int incx, float beta, float* y,
-                                                                    int incy, bool a_vec) {
-    static_assert(LPR >= 1 && LPR <= 256 && (LPR & (LPR - 1)) == 0, "a row's lanes are a power-of-two part of the block");
+__global__ void __launch_bounds__(256)
+    sgemm_10_every_shape_gemv_n1(int M, int K, float alpha, const float* A, int lda, const float* x, int incx,
+                                 float beta, float* y, int incy, bool a_vec) {
+    static_assert(LPR >= 1 && LPR <= 256 && (LPR & (LPR - 1)) == 0,
+                  "a row's lanes are a power-of-two part of the block");
     constexpr int kRowsPerBlock = 256 / LPR;
     constexpr int kShuffle = LPR < 32 ? LPR : 32;  // lanes of a row within one warp
     const long long row = static_cast<long long>(blockIdx.x) * kRowsPerBlock + threadIdx.x / LPR;  // M <= 2^31 - 1
@@ -101,14 +102,15 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
     static_assert(kSkinnyGroups * 32 == 256, "one k-group per warp");
     static_assert(kSkinnyChunk % (kSkinnyGroups * kSkinnyDepth) == 0,
                   "a chunk holds whole rounds of every warp's rows, and more than kSkinnyDepth of them");
-    constexpr int kAhead = 4;  // unaligned B: rows per warp and round (4 floats each), a round in flight while one computes
+    constexpr int kAhead =
+        4;  // unaligned B: rows per warp and round (4 floats each), a round in flight while one computes
     // Dynamic shared memory (skinny_smem(MR) bytes): two A chunks (the first reused for the
     // k-groups' sums at the end), then the warps' rings of B rows.
     extern __shared__ float4 skinny_smem_base[];
     float* smem = reinterpret_cast<float*>(skinny_smem_base);
-    auto As = reinterpret_cast<float (*)[kSkinnyChunk][MR + kSkinnyPadA]>(smem);  // As[buf][k][m] = A[m][k0 + k]
-    auto red = reinterpret_cast<float (*)[4][kSkinnyCols]>(smem);                 // red[group][row][column]
-    auto ring = reinterpret_cast<float (*)[kSkinnyDepth][kSkinnyCols]>(smem + skinny_a_floats(MR));
+    auto As = reinterpret_cast<float(*)[kSkinnyChunk][MR + kSkinnyPadA]>(smem);  // As[buf][k][m] = A[m][k0 + k]
+    auto red = reinterpret_cast<float(*)[4][kSkinnyCols]>(smem);                 // red[group][row][column]
+    auto ring = reinterpret_cast<float(*)[kSkinnyDepth][kSkinnyCols]>(smem + skinny_a_floats(MR));
     __shared__ bool last_block;
 
     const int tid = threadIdx.x, g = tid / 32, lane = tid % 32;
@@ -150,7 +152,7 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
     // [/doc:copy-row]
     // One row of B times the MR rows of A's chunk.
     float acc[MR][4] = {};
-    auto fma_row = [&](const float (*a_chunk)[MR + kSkinnyPadA], int r, const float (&b)[4]) {
+    auto fma_row = [&](const float(*a_chunk)[MR + kSkinnyPadA], int r, const float(&b)[4]) {
 #pragma unroll
         for (int m = 0; m < MR; m += 4) {
             const float4 a = *reinterpret_cast<const float4*>(&a_chunk[r][m]);
@@ -174,8 +176,10 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
         // A's chunk has landed: with kVec4 at least kSkinnyDepth row groups were committed after it
         // (the previous chunk's rows, or the prologue's), so waiting down to kSkinnyDepth pending
         // groups completes it; without, its group is the only one.
-        if constexpr (kVec4) sgemm::cp_async_wait<kSkinnyDepth>();
-        else sgemm::cp_async_wait<0>();
+        if constexpr (kVec4)
+            sgemm::cp_async_wait<kSkinnyDepth>();
+        else
+            sgemm::cp_async_wait<0>();
         __syncthreads();  // ... for every thread's copies; and every warp is done with the other buffer
         if (k0 + kSkinnyChunk < k_end) copy_a(buf ^ 1, k0 + kSkinnyChunk);
         const auto a_chunk = As[buf];
@@ -187,14 +191,14 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
                 for (int v = 0; v < 4; ++v) b[v] = ring[g][t % kSkinnyDepth][lane * 4 + v];
                 fma_row(a_chunk, r, b);
                 // Into the slot just read, by the lane that read it: its loads of b above were consumed by
-            // the FMAs, so the copy cannot overwrite them.
-            copy_row(t + kSkinnyDepth);
+                // the FMAs, so the copy cannot overwrite them.
+                copy_row(t + kSkinnyDepth);
             }
         } else {
             // Rounds of kAhead rows, software-pipelined: the loads of round i + 1 are issued before
             // the FMAs of round i, so a warp always has a round in flight.
             // [doc:load-round]
-            auto load_round = [&](float (&b)[kAhead][4], int r0) {
+            auto load_round = [&](float(&b)[kAhead][4], int r0) {
 #pragma unroll
                 for (int u = 0; u < kAhead; ++u) {
                     const int r = r0 + u * kSkinnyGroups;
@@ -287,7 +291,7 @@ __global__ void __launch_bounds__(256, 3) sgemm_10_every_shape_outer(const sgemm
     constexpr int TM = kOuterBM / 8, TN = kOuterBN / 32;  // 8 warps x TM rows, 32 lanes x TN columns
     static_assert(TM % 4 == 0, "a warp's rows of A are read as float4 broadcasts");
     __shared__ __align__(16) float As[kOuterMaxK][kOuterBM];  // As[k][m] = A[row0 + m][k]
-    __shared__ float Bs[kOuterMaxK][kOuterBN];                // Bs[k][n] = B[k][col0 + n]
+    __shared__ float Bs[kOuterMaxK][kOuterBN];  // Bs[k][n] = B[k][col0 + n]
     const int K = a.K;
     const int tiles_n = sgemm::ceil_div(a.N, kOuterBN);
     const int row0 = blockIdx.x / tiles_n * kOuterBM, col0 = blockIdx.x % tiles_n * kOuterBN;

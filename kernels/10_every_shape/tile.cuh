@@ -8,7 +8,6 @@
 
 namespace step10 {
 
-
 // [doc:tile-params]
 // What one launch of the tile kernel computes. Blocks 0 .. dp_tiles - 1 each compute a whole tile
 // (all of K) and write C, as in step 09 ("data-parallel" blocks). The sk_tiles * splits blocks after
@@ -43,7 +42,8 @@ struct TileParams {
 // [/doc:template-flags-why]
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
           bool kBVec, bool kSplit>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM * TN))
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
+                                  sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM, TN))
     sgemm_10_every_shape_tile(const TileParams params) {
     // [/doc:template-flags]
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
@@ -72,17 +72,19 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     static_assert((kThreads % BN == 0 || BN % kThreads == 0) && BK * BN % kThreads == 0,
                   "step 10: unaligned B is copied one float per copy, consecutive threads on consecutive columns; "
                   "a copy's row and column offsets must then be the same for every thread");
-    static_assert(BM * BN % (4 * 256) == 0, "step 10: the reduction covers a split tile with whole blocks of 256 x 4 outputs");
+    static_assert(BM * BN % (4 * 256) == 0,
+                  "step 10: the reduction covers a split tile with whole blocks of 256 x 4 outputs");
     static_assert(BK >= 2, "the fragment pipeline switches stages at k = BK - 1, after reading k = BK - 1");
-    static_assert(STAGES >= 3, "STAGES - 1 >= 2 k-tiles in flight; with 2 stages step 08's register staging does as well");
+    static_assert(STAGES >= 3,
+                  "STAGES - 1 >= 2 k-tiles in flight; with 2 stages step 08's register staging does as well");
     static_assert(GROUP_M >= 1, "GROUP_M tile-rows per rasterization group; 1 is plain row-major order");
     constexpr int kBRowsPerPass = kThreads / (BN / 4);
     constexpr int kBLoads = kBFewCopies ? 1 : BK * BN / (4 * kThreads);  // B float4s each thread copies per k-tile
     constexpr int kBScalarLoads = BK * BN / kThreads;  // step 10: B floats per thread per k-tile when unaligned
 
     extern __shared__ float4 smem[];  // smem_bytes(BM, BN, BK, STAGES), opted into once per device
-    auto As = reinterpret_cast<float (*)[BK][BM + kPad]>(smem);  // STAGES stages; transposed: As[s][k][m] = A[m][k]
-    auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[STAGES][0][0]);
+    auto As = reinterpret_cast<float(*)[BK][BM + kPad]>(smem);  // STAGES stages; transposed: As[s][k][m] = A[m][k]
+    auto Bs = reinterpret_cast<float(*)[BK][BN]>(&As[STAGES][0][0]);
 
     // Kernel parameters into registers (the lambdas below capture by reference).
     const int M = params.M, N = params.N, K = params.K, lda = params.lda, ldb = params.ldb, ldc = params.ldc;
@@ -185,7 +187,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
 #pragma unroll
             // [doc:b-copier-edge]
             for (int p = 0; p < kBLoads && b_copier; ++p) {
-            // [/doc:b-copier-edge]
+                // [/doc:b-copier-edge]
                 const int k = b_row + p * kBRowsPerPass;
                 float* dst = &Bs[stage][k][b_col];
                 const float* src = B_tile + static_cast<size_t>(k0 + k) * ldb + b_col;
@@ -231,7 +233,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
         sgemm::cp_async_commit();
     }
     sgemm::cp_async_wait<STAGES - 2>();  // at most STAGES - 2 groups pending: k-tile 0 has landed
-    __syncthreads();                     // ... for every thread's copies
+    __syncthreads();  // ... for every thread's copies
     load_fragments(0, 0, 0);
 
     // ---- mainloop: compute k-tile kt from stage `read_stage` while k-tiles kt + 1 ..
@@ -272,7 +274,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
     // shared memory, then every lane stores columns lane, lane + 32, ... of each row: one store
     // instruction writes 32 consecutive floats of a row (whole 32-byte sectors but at the row ends).
     constexpr int kStagedRows = 32 / kLanesN;
-    auto store_unaligned_c = [&](const float (&out)[TM][TN]) {
+    auto store_unaligned_c = [&](const float(&out)[TM][TN]) {
         static_assert(WN % 32 == 0 && kThreads / 32 * kStagedRows * WN <= smem_bytes(BM, BN, BK, STAGES) / 4,
                       "the warps' staging buffers fit in the pipeline's shared memory");
         float(*buf)[WN] = reinterpret_cast<float(*)[WN]>(reinterpret_cast<float*>(smem) + warp * kStagedRows * WN);
@@ -318,8 +320,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
         }
     }
     float* partial = to_workspace
-                         ? params.partials + (static_cast<size_t>(split) * params.sk_tiles + (tile - params.dp_tiles)) * (BM * BN)
-                         : nullptr;
+        ? params.partials + (static_cast<size_t>(split) * params.sk_tiles + (tile - params.dp_tiles)) * (BM * BN)
+        : nullptr;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const int row = warp_row + (i / kLaneTM) * kSubM + lane_row + i % kLaneTM;  // in the tile
@@ -346,9 +348,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, sgemm::min_blocks_
 __global__ void __launch_bounds__(256) sgemm_10_every_shape_reduce(const TileParams p, int bm, int bn, int group_m) {
     // Grid: bm * bn / 1024 blocks per split tile (a multiple of 256 quads per tile), 32-bit indices only.
     const int blocks_per_tile = bm * bn / (4 * 256);
-    const int t = blockIdx.x / blocks_per_tile;                                    // split tile dp_tiles + t
-    const int e = (blockIdx.x % blocks_per_tile * 256 + threadIdx.x) * 4;          // first of 4 floats in it
-    const int row = e / bn, col = e % bn;                                          // in the tile
+    const int t = blockIdx.x / blocks_per_tile;  // split tile dp_tiles + t
+    const int e = (blockIdx.x % blocks_per_tile * 256 + threadIdx.x) * 4;  // first of 4 floats in it
+    const int row = e / bn, col = e % bn;  // in the tile
     const sgemm::TileOrigin origin =
         sgemm::rasterized_tile(p.dp_tiles + t, sgemm::ceil_div(p.M, bm), sgemm::ceil_div(p.N, bn), group_m, bm, bn);
     const int rows_left = p.M - origin.row, cols_left = p.N - origin.col;
@@ -389,8 +391,8 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_reduce(const TilePar
 // columns zero) costs K * N * 8 bytes, against 2 * M * N * K FLOP that then run at full speed.
 // A straight copy, so a grid-stride loop rather than staging.cuh's shared-memory tile walk (made
 // for transposes); it writes the padding columns too, since the float4 copies of B read them.
-__global__ void __launch_bounds__(256) sgemm_10_every_shape_pack_b(int K, int N, const float* B, int ldb, float* Bp,
-                                                                   int ldp) {
+__global__ void __launch_bounds__(256)
+    sgemm_10_every_shape_pack_b(int K, int N, const float* B, int ldb, float* Bp, int ldp) {
     const long long n_total = static_cast<long long>(K) * ldp;
     for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n_total; i += static_cast<long long>(gridDim.x) * 256) {
         const long long k = i / ldp;

@@ -57,8 +57,7 @@ __device__ __forceinline__ void init_stage_barriers(std::uint64_t* full, std::ui
 
 // One arrival that also announces `bytes` more bytes of asynchronous copies into this phase.
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
-                 : "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
 }
 
 // One arrival (release semantics: this thread's earlier shared-memory reads are done first).
@@ -138,8 +137,8 @@ __device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned count
 // x is the coordinate along the contiguous dimension, y along the rows; both may run past the end.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y) {
     asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::
-            "r"(smem_addr(dst)),
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], "
+        "[%2];" ::"r"(smem_addr(dst)),
         "l"(map), "r"(smem_addr(bar)), "r"(x), "r"(y)
         : "memory");
 }
@@ -169,14 +168,10 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 // cores, operands read from shared memory through 64-bit matrix descriptors, D in registers.
 
 // Orders this warpgroup's register and shared-memory accesses before the wgmma that follow.
-__device__ __forceinline__ void wgmma_fence() {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 
 // Closes the wgmma issued since the last commit into one group.
-__device__ __forceinline__ void wgmma_commit_group() {
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
+__device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 
 // Waits until at most kPending committed groups are still running (their reads of shared
 // memory and writes of D are complete for the others).
@@ -202,6 +197,7 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], std::uint64
         "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
         "}, %64, %65, p, 1, 1;\n"
         "}\n"
+        // clang-format off: 8 accumulator registers a row
         :
           "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -211,6 +207,7 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], std::uint64
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        // clang-format on
         : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 

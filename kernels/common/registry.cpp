@@ -59,8 +59,7 @@ std::string KernelInfo::unmet_requirements(int cc) const {
     // sm_90a code runs only on compute capability 9.0 itself: arch-specific features are not
     // forward-compatible to later architectures.
     if (spec.requirements.needs_sm90a && cc != 90) return "needs sm_90a";
-    if (cc < spec.requirements.min_cc)
-        return "needs sm_" + std::to_string(spec.requirements.min_cc) + " or newer";
+    if (cc < spec.requirements.min_cc) return "needs sm_" + std::to_string(spec.requirements.min_cc) + " or newer";
     return "";
 }
 
@@ -107,18 +106,17 @@ Registration::Registration(const KernelSpec& spec) {
                                                    : "which is not one of its " + info.functions() + "* functions"));
     if (info.spec.sass.functions && info.sass_functions().empty())
         throw std::logic_error("sgemm registry: kernel '" + name + "' names SASS functions but no features");
-    kernels.insert(std::upper_bound(kernels.begin(), kernels.end(), info,
-                                     [](const KernelInfo& a, const KernelInfo& b) {
-                                         return a.spec.number < b.spec.number;
-                                     }),
-                   std::move(info));
+    kernels.insert(
+        std::upper_bound(kernels.begin(), kernels.end(), info,
+                         [](const KernelInfo& a, const KernelInfo& b) { return a.spec.number < b.spec.number; }),
+        std::move(info));
 }
 
 const KernelInfo* step_of_variant(std::string_view name) {
     const KernelInfo* step = nullptr;
     for (const auto& k : registry())
-        if (!k.is_tuning_variant() && k.spec.number > 0 && name.size() > k.name.size() &&
-            name.starts_with(k.name) && name[k.name.size()] == '_' && (!step || k.name.size() > step->name.size()))
+        if (!k.is_tuning_variant() && k.spec.number > 0 && name.size() > k.name.size() && name.starts_with(k.name) &&
+            name[k.name.size()] == '_' && (!step || k.name.size() > step->name.size()))
             step = &k;
     return step;
 }

@@ -32,8 +32,8 @@ inline bool all_rows_16b_aligned(const GemmArgs& a) {
 inline std::string describe_warp_tiles(int bm, int bn, int bk, int wm, int wn, int tm, int tn, const std::string& extra,
                                        bool check_edges, bool vec_ok) {
     return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) + " tile, warp " +
-           std::to_string(wm) + "x" + std::to_string(wn) + ", thread " + std::to_string(tm) + "x" + std::to_string(tn) +
-           extra + (check_edges ? "" : ", no edge checks") + (vec_ok ? "" : ", scalar (rows not 16-byte aligned)");
+        std::to_string(wm) + "x" + std::to_string(wn) + ", thread " + std::to_string(tm) + "x" + std::to_string(tn) +
+        extra + (check_edges ? "" : ", no edge checks") + (vec_ok ? "" : ", scalar (rows not 16-byte aligned)");
 }
 
 // ---- the grid: one block per tile of C ----
@@ -48,8 +48,7 @@ inline constexpr int kMaxGridY = 65535;
 // are >= M). Kernels without edge handling run only where tiles_y <= kMaxGridY (exact grid).
 inline dim3 tile_grid(int tiles_x, int tiles_y) {
     const int z = ceil_div(tiles_y, kMaxGridY);
-    return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(ceil_div(tiles_y, z)),
-                static_cast<unsigned>(z));
+    return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(ceil_div(tiles_y, z)), static_cast<unsigned>(z));
 }
 
 // The tile row (along gridDim.y, continued on gridDim.z) of this block (device).
@@ -110,8 +109,7 @@ template <int BM, int BN, int BK, bool kOneDimGrid = false>
 std::string fits_int_tiles(const GemmArgs& a) {
     if (a.M > INT_MAX - BM || a.N > INT_MAX - BN || a.K > INT_MAX - BK)
         return "M, N, K within one tile of 2^31 (32-bit tile indices)";
-    if (kOneDimGrid && tile_total(a.M, a.N, BM, BN) > INT_MAX)
-        return "more than 2^31 - 1 tiles";
+    if (kOneDimGrid && tile_total(a.M, a.N, BM, BN) > INT_MAX) return "more than 2^31 - 1 tiles";
     // On a 2-D grid (either side may be the one continued on gridDim.z) every block's first row
     // and column + one tile must stay below 2^31: the blocks past the last tile compute theirs too.
     if (!kOneDimGrid && (grid_extent(a.M, BM) + BM > INT_MAX || grid_extent(a.N, BN) + BN > INT_MAX))
@@ -132,20 +130,18 @@ template <int BM, int BN, int BK>
 std::string whole_aligned_tiles_only(const GemmArgs& a) {
     if (!is_whole_tiles<BM, BN, BK>(a))
         return "needs M % " + std::to_string(BM) + ", N % " + std::to_string(BN) + ", K % " + std::to_string(BK) +
-               " = 0";
+            " = 0";
     if (!rows_are_16b_aligned(a.A, a.lda) || !rows_are_16b_aligned(a.B, a.ldb) || !rows_are_16b_aligned(a.C, a.ldc))
         return "needs 16-byte aligned rows";
     return fits_int_tiles<BM, BN, BK>(a);
 }
 
-
 // [doc:min-blocks-per-sm]
 // The minimum-blocks argument of __launch_bounds__ for the warp-tiled steps: ask
 // ptxas to fit two blocks per SM (<= 64K / (2 * threads) registers per thread)
-// while a block's accumulators fill at most a quarter of the register file; one otherwise.
-constexpr int min_blocks_per_sm(int threads, int outputs_per_thread) {
-    return threads * outputs_per_thread <= 16384 ? 2 : 1;
-}
+// while a block's accumulators (TM x TN per thread) fill at most a quarter of the register file;
+// one otherwise.
+constexpr int min_blocks_per_sm(int threads, int tm, int tn) { return threads * tm * tn <= 16384 ? 2 : 1; }
 
 // One element of a row-major matrix, or 0 outside it: edge tiles are padded
 // with zeros so that the inner product loop needs no bounds checks.
@@ -194,8 +190,8 @@ __device__ __forceinline__ void store_c4(float* C, int ldc, int row, int col, in
             out = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
         } else {
             const float4 old = *reinterpret_cast<const float4*>(c);
-            out = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y,
-                              alpha * acc.z + beta * old.z, alpha * acc.w + beta * old.w);
+            out = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y, alpha * acc.z + beta * old.z,
+                              alpha * acc.w + beta * old.w);
         }
         *reinterpret_cast<float4*>(c) = out;
         return;
