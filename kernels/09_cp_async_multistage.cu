@@ -288,79 +288,64 @@ static const sgemm::Registration registration{
 static const sgemm::Registration registration_s3{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 3, 8, true>{},
                                                  {.number = 900,
                                                   .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s3",
-                                                  .idea = "step 09 with 3 stages (37 KB of shared memory)",
-                                                  .requirements = {.min_cc = 80}}};
+                                                  .idea = "step 09 with 3 stages (37 KB of shared memory)"}};
 static const sgemm::Registration registration_s4{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{},
                                                  {.number = 901,
                                                   .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4",
-                                                  .idea = "step 09 with 4 stages (50 KB of shared memory)",
-                                                  .requirements = {.min_cc = 80}}};
+                                                  .idea = "step 09 with 4 stages (50 KB of shared memory)"}};
 static const sgemm::Registration registration_noswizzle{
     Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 1, true>{},
     {.number = 902,
      .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_noswizzle",
-     .idea = "step 09 without rasterization: row-major block order (GROUP_M = 1)",
-     .requirements = {.min_cc = 80}}};
+     .idea = "step 09 without rasterization: row-major block order (GROUP_M = 1)"}};
 static const sgemm::Registration registration_group16{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 16, true>{},
                                                       {.number = 903,
                                                        .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s4_group16",
-                                                       .idea = "step 09 rasterized in groups of 16 tile-rows",
-                                                       .requirements = {.min_cc = 80}}};
+                                                       .idea = "step 09 rasterized in groups of 16 tile-rows"}};
 static const sgemm::Registration registration_t8x16{
     Gemm<128, 256, 8, 64, 64, 2, 4, 8, 16, 4, 8, true>{},
     {.number = 904,
      .name = "cp_async_multistage_128x256x8_w64x64_t8x16_s4",
-     .idea = "step 09 with 8 x 16 thread tiles (2 x 4 sub-tiles of 32 x 16, lanes 8 x 4)",
-     .requirements = {.min_cc = 80}}};
+     .idea = "step 09 with 8 x 16 thread tiles (2 x 4 sub-tiles of 32 x 16, lanes 8 x 4)"}};
 static const sgemm::Registration registration_256x128{Gemm<256, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{},
                                                       {.number = 905,
                                                        .name = "cp_async_multistage_256x128x8_w64x64_t16x8_s4",
-                                                       .idea = "step 09 with a 256 x 128 block tile (4 x 2 warps)",
-                                                       .requirements = {.min_cc = 80}}};
+                                                       .idea = "step 09 with a 256 x 128 block tile (4 x 2 warps)"}};
 static const sgemm::Registration registration_bk16{
     Gemm<128, 256, 16, 64, 64, 4, 2, 16, 8, 3, 8, true>{},
     {.number = 906,
      .name = "cp_async_multistage_128x256x16_w64x64_t16x8_s3",
-     .idea = "step 09 with BK = 16, 3 stages (74 KB): half the barriers per FMA",
-     .requirements = {.min_cc = 80}}};
+     .idea = "step 09 with BK = 16, 3 stages (74 KB): half the barriers per FMA"}};
 static const sgemm::Registration registration_128x128{
     Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 8, true>{},
     {.number = 907,
      .name = "cp_async_multistage_128x128x8_w32x64_t8x8_s4",
-     .idea = "step 09 on step 08's tiles (128 x 128, 32 x 64 warps, 8 x 8 per thread, 2 blocks/SM)",
-     .requirements = {.min_cc = 80}}};
+     .idea = "step 09 on step 08's tiles (128 x 128, 32 x 64 warps, 8 x 8 per thread, 2 blocks/SM)"}};
 static const sgemm::Registration registration_128x128_w64{
     Gemm<128, 128, 8, 64, 64, 4, 2, 16, 8, 4, 8, true>{},
     {.number = 908,
      .name = "cp_async_multistage_128x128x8_w64x64_t16x8_s4",
-     .idea = "step 09 with 4 warps of 64 x 64 (128 threads, 2 blocks/SM)",
-     .requirements = {.min_cc = 80}}};
+     .idea = "step 09 with 4 warps of 64 x 64 (128 threads, 2 blocks/SM)"}};
 static const sgemm::Registration registration_noedge{
     Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 4, 8, false>{},
     {.number = 909,
      .name = "cp_async_multistage_s4_noedge",
-     .idea = "step 09 with 4 stages, without edge handling (M multiple of 128, N of 256, K of 8; aligned)",
-     .requirements = {.min_cc = 80}}};
+     .idea = "step 09 with 4 stages, without edge handling (M multiple of 128, N of 256, K of 8; aligned)"}};
 static const sgemm::Registration registration_s6{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8, true>{},
                                                  {.number = 910,
                                                   .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s6",
-                                                  .idea = "step 09 with 6 stages (74 KB of shared memory)",
-                                                  .requirements = {.min_cc = 80}}};
+                                                  .idea = "step 09 with 6 stages (74 KB of shared memory)"}};
 static const sgemm::Registration registration_s8{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 8, 8, true>{},
                                                  {.number = 911,
                                                   .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s8",
-                                                  .idea = "step 09 with 8 stages (99 KB of shared memory)",
-                                                  .requirements = {.min_cc = 80}}};
+                                                  .idea = "step 09 with 8 stages (99 KB of shared memory)"}};
 static const sgemm::Registration registration_s5_noswizzle{
     Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>{},
     {.number = 912,
      .name = "cp_async_multistage_128x256x8_w64x64_t16x8_s5_noswizzle",
-     .idea = "step 09 with 5 stages, no rasterization",
-     .requirements = {.min_cc = 80}}};
-static const sgemm::Registration registration_s5_noedge{Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>{},
-                                                        {.number = 913,
-                                                         .name = "cp_async_multistage_s5_noedge",
-                                                         .idea = "step 09 with 5 stages, without edge handling",
-                                                         .requirements = {.min_cc = 80}}};
+     .idea = "step 09 with 5 stages, no rasterization"}};
+static const sgemm::Registration registration_s5_noedge{
+    Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>{},
+    {.number = 913, .name = "cp_async_multistage_s5_noedge", .idea = "step 09 with 5 stages, without edge handling"}};
 // [/doc:variants]
 #endif

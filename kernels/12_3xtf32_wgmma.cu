@@ -738,62 +738,52 @@ static const sgemm::Registration registration_1200{
     {.number = 1200,
      .name = "3xtf32_wgmma_1xtf32",
      .idea = "step 12 with one product (big * big): TF32 speed and TF32 error",
-     .requirements = {.min_cc = 90, .needs_sm90a = true},
      .precision = sgemm::Precision::kTf32}};
 static const sgemm::Registration registration_1201{Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kTruncate, false>{},
                                                    {.number = 1201,
                                                     .name = "3xtf32_wgmma_truncated_split",
                                                     .idea = "step 12 with the split truncated instead of rounded",
-                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
                                                     .precision = sgemm::Precision::kFp32ViaTensorCores}};
 static const sgemm::Registration registration_1202{
     Gemm<128, 128, 16, 4, 8, 3, 0, Tf32::kRound, false>{},
     {.number = 1202,
      .name = "3xtf32_wgmma_no_promotion",
      .idea = "step 12 with the tensor cores accumulating all of K (no FADD of partial sums)",
-     .requirements = {.min_cc = 90, .needs_sm90a = true},
      .precision = sgemm::Precision::kFp32ViaTensorCores}};
 static const sgemm::Registration registration_1203{Gemm<128, 128, 16, 4, 8, 3, 1, Tf32::kRound, false>{},
                                                    {.number = 1203,
                                                     .name = "3xtf32_wgmma_promote16",
                                                     .idea = "step 12 adding the partial sums every 16 k instead of 32",
-                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
                                                     .precision = sgemm::Precision::kFp32ViaTensorCores}};
 static const sgemm::Registration registration_1204{Gemm<128, 128, 16, 4, 8, 3, 4, Tf32::kRound, false>{},
                                                    {.number = 1204,
                                                     .name = "3xtf32_wgmma_promote64",
                                                     .idea = "step 12 adding the partial sums every 64 k",
-                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
                                                     .precision = sgemm::Precision::kFp32ViaTensorCores}};
 static const sgemm::Registration registration_1205{
     Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, true>{},
     {.number = 1205,
      .name = "3xtf32_wgmma_split_a_in_smem",
      .idea = "step 12 with A split by the consumer warpgroups in shared memory instead of the pre-pass",
-     .requirements = {.min_cc = 90, .needs_sm90a = true},
      .precision = sgemm::Precision::kFp32ViaTensorCores}};
 static const sgemm::Registration registration_1206{Gemm<128, 128, 16, 7, 8, 3, 2, Tf32::kRound, false>{},
                                                    {.number = 1206,
                                                     .name = "3xtf32_wgmma_s7",
                                                     .idea = "step 12 with 7 stages",
-                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
                                                     .precision = sgemm::Precision::kFp32ViaTensorCores}};
 static const sgemm::Registration registration_1207{Gemm<128, 128, 16, 6, 8, 3, 2, Tf32::kRound, false>{},
                                                    {.number = 1207,
                                                     .name = "3xtf32_wgmma_s6",
                                                     .idea = "step 12 with 6 stages",
-                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
                                                     .precision = sgemm::Precision::kFp32ViaTensorCores}};
 static const sgemm::Registration registration_1208{Gemm<128, 128, 16, 3, 8, 3, 2, Tf32::kRound, false>{},
                                                    {.number = 1208,
                                                     .name = "3xtf32_wgmma_s3",
                                                     .idea = "step 12 with 3 stages",
-                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
                                                     .precision = sgemm::Precision::kFp32ViaTensorCores}};
 static const sgemm::Registration registration_1209{Gemm<128, 128, 16, 5, 8, 3, 2, Tf32::kRound, false>{},
                                                    {.number = 1209,
                                                     .name = "3xtf32_wgmma_s5",
                                                     .idea = "step 12 with 5 stages",
-                                                    .requirements = {.min_cc = 90, .needs_sm90a = true},
                                                     .precision = sgemm::Precision::kFp32ViaTensorCores}};
 #endif

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/registry.h"  // kTuningFrom
+
 namespace sgemm {
 
 namespace {
@@ -104,8 +106,10 @@ nlohmann::json to_json(const Report& r) {
     nlohmann::json device = r.device;
     device["ffma_peak_tflops"] = r.device.ffma_peak_tflops;
     device["dram_peak_gbs"] = r.device.dram_peak_gbs;
-    return {{"schema", r.schema}, {"generated_utc", r.generated_utc}, {"command", r.command}, {"build", r.build},
-            {"device", device},   {"settings", r.settings},           {"results", r.results}, {"roofline", r.roofline}};
+    // tuning_from: which kernel numbers are tuning variants, for readers of this file alone (scripts/report).
+    return {{"schema", r.schema},   {"generated_utc", r.generated_utc}, {"command", r.command},
+            {"build", r.build},     {"device", device},                 {"settings", r.settings},
+            {"results", r.results}, {"roofline", r.roofline},           {"tuning_from", kTuningFrom}};
 }
 
 Report report_from_json(const nlohmann::json& j) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Fails when a C++/CUDA source of the project differs from what .clang-format makes of it (run by CTest).
 
-Checks every tracked *.cu, *.cuh, *.h and *.cpp under kernels/, runner/ and tests/ (walks those
-folders when this is not a git checkout) with the clang-format release pinned in
+Checks every *.cu, *.cuh, *.h and *.cpp under kernels/, runner/ and tests/ that git tracks or would
+track (new files too; walks those folders when this is not a git checkout) with the clang-format
+release pinned in
 scripts/requirements.txt: another release formats some constructs differently, so any other
 clang-format is refused rather than trusted. scripts/test installs the pinned one into the build's
 virtual environment and runs this script with that environment's Python. `--fix` rewrites the
@@ -53,8 +54,9 @@ def find_clang_format(version: str) -> str:
 
 def sources() -> list[str]:
     try:
-        out = subprocess.run(["git", "ls-files", "--", *FOLDERS], cwd=REPO, capture_output=True, text=True,
-                             check=True).stdout.split()
+        # Tracked files and new ones not yet added (a new step is checked before its first commit).
+        out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", *FOLDERS],
+                             cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
     except (OSError, subprocess.CalledProcessError):
         out = [os.path.relpath(os.path.join(d, f), REPO) for folder in FOLDERS
                for d, _, files in os.walk(os.path.join(REPO, folder)) for f in files]

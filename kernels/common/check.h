@@ -14,6 +14,7 @@
 #include <source_location>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace sgemm {
 
@@ -56,18 +57,27 @@ void allow_dynamic_smem(void (*kernel)(KernelArgs...), int bytes) {
 }
 
 // A value made once for each CUDA device, on first use from that device (the current one):
-// e.g. a model of its attributes. `make(device)` runs at most once per device and call site
-// (each lambda type has its own cache); if it throws, nothing is kept and the next call retries.
+// e.g. a model of its attributes. `make(device)` runs at most once per device and call site: Make
+// must be a lambda (each lambda type has a cache of its own), and must not call back into the same
+// call site. If it throws, nothing is kept and the next call retries. Other devices do not wait.
 template <typename T, typename Make>
 const T& per_device(Make make) {
-    static std::mutex mutex;
-    static std::map<int, std::unique_ptr<const T>> values;
+    static_assert(std::is_class_v<Make>, "pass a lambda: the cache is per Make type, shared by all plain functions");
+    struct Entry {
+        std::once_flag once;
+        std::unique_ptr<const T> value;
+    };
+    static std::mutex mutex;  // guards the map only, not make()
+    static std::map<int, Entry> entries;
     int device = 0;
     check(cudaGetDevice(&device));
-    const std::lock_guard lock(mutex);
-    auto& value = values[device];
-    if (!value) value = std::make_unique<const T>(make(device));
-    return *value;
+    Entry* entry = nullptr;
+    {
+        const std::lock_guard lock(mutex);
+        entry = &entries[device];  // std::map: the entry stays where it is as others are added
+    }
+    std::call_once(entry->once, [&] { entry->value = std::make_unique<const T>(make(device)); });
+    return *entry->value;
 }
 
 // ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b near 2^31.

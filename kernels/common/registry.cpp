@@ -97,6 +97,10 @@ Registration::Registration(const KernelSpec& spec) {
                                    "registers after its step, in the step's file");
         info.step = step->spec.number;
         if (!info.spec.gemm_function) info.spec.gemm_function = step->spec.gemm_function;
+        // A variant runs its step's code: it needs at least what the step needs (it may ask for more).
+        Requirements& r = info.spec.requirements;
+        r.min_cc = std::max(r.min_cc, step->spec.requirements.min_cc);
+        r.needs_sm90a = r.needs_sm90a || step->spec.requirements.needs_sm90a;
     }
     // The functions a profiler or check_sass.py is pointed at must be this kernel's own.
     for (const char* function : {info.spec.gemm_function, info.spec.sass.functions})

@@ -101,7 +101,7 @@ struct KernelSpec {
     DescribeFn describe = nullptr;            // nullptr: the empty string
     CanImplementFn can_implement = nullptr;   // nullptr: every valid GemmArgs
     WorkspaceFn workspace_bytes = nullptr;    // nullptr: no workspace
-    Requirements requirements = {};
+    Requirements requirements = {};  // a tuning variant needs at least its step's as well
     Precision precision = Precision::kFp32;
     CandidatesFn candidates = nullptr;           // nullptr: one configuration, nothing to tune
     LaunchCandidateFn launch_candidate = nullptr;
@@ -155,7 +155,7 @@ const KernelInfo* step_of_variant(std::string_view name);
 // (each taken when the struct has it). Registering the type, not its functions one by one, names
 // the configuration once, so a variant cannot describe one configuration and launch another.
 template <typename Config>
-concept KernelConfig = requires { static_cast<LaunchFn>(&Config::launch); };
+concept KernelConfig = requires { &Config::launch; };
 
 struct Registration {
     // Throws std::logic_error (at start-up) on a duplicate number or name, a name outside
@@ -175,15 +175,17 @@ struct Registration {
         if (spec.launch || spec.describe || spec.can_implement || spec.workspace_bytes || spec.candidates ||
             spec.launch_candidate)
             throw_functions_set_twice(spec);
-        spec.launch = &Config::launch;
-        if constexpr (requires { static_cast<DescribeFn>(&Config::describe); }) spec.describe = &Config::describe;
-        if constexpr (requires { static_cast<CanImplementFn>(&Config::can_implement); })
-            spec.can_implement = &Config::can_implement;
-        if constexpr (requires { static_cast<WorkspaceFn>(&Config::workspace_bytes); })
-            spec.workspace_bytes = &Config::workspace_bytes;
-        if constexpr (requires { static_cast<CandidatesFn>(&Config::candidates); }) {
-            spec.candidates = &Config::candidates;
-            spec.launch_candidate = &Config::launch_candidate;
+        // A member is taken when its name exists; a wrong signature then fails to compile here
+        // instead of leaving the field empty (a can_implement dropped that way would accept every shape).
+        spec.launch = static_cast<LaunchFn>(&Config::launch);
+        if constexpr (requires { &Config::describe; }) spec.describe = static_cast<DescribeFn>(&Config::describe);
+        if constexpr (requires { &Config::can_implement; })
+            spec.can_implement = static_cast<CanImplementFn>(&Config::can_implement);
+        if constexpr (requires { &Config::workspace_bytes; })
+            spec.workspace_bytes = static_cast<WorkspaceFn>(&Config::workspace_bytes);
+        if constexpr (requires { &Config::candidates; }) {
+            spec.candidates = static_cast<CandidatesFn>(&Config::candidates);
+            spec.launch_candidate = static_cast<LaunchCandidateFn>(&Config::launch_candidate);
         }
         return spec;
     }
