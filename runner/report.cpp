@@ -107,9 +107,11 @@ nlohmann::json to_json(const Report& r) {
     device["ffma_peak_tflops"] = r.device.ffma_peak_tflops;
     device["dram_peak_gbs"] = r.device.dram_peak_gbs;
     // tuning_from: which kernel numbers are tuning variants, for readers of this file alone (scripts/report).
-    return {{"schema", r.schema},   {"generated_utc", r.generated_utc}, {"command", r.command},
-            {"build", r.build},     {"device", device},                 {"settings", r.settings},
-            {"results", r.results}, {"roofline", r.roofline},           {"tuning_from", kTuningFrom}};
+    return {{"schema", r.schema},        {"generated_utc", r.generated_utc},
+            {"command", r.command},      {"build", r.build},
+            {"device", device},          {"settings", r.settings},
+            {"results", r.results},      {"roofline", r.roofline},
+            {"tuning_from", kTuningFrom}};
 }
 
 Report report_from_json(const nlohmann::json& j) {
