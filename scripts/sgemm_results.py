@@ -132,26 +132,32 @@ def kernels_of(doc: dict) -> list[dict]:
 
 
 def resolve_kernels(keys, kernels: list[dict]) -> list[dict]:
-    """The kernels that `keys` (a string or a list of strings) select among `kernels`, in the order
-    named, each once. The runner's grammar: a number ('7', '07'), a name ('warptiling'), a label
-    ('07_warptiling'), comma lists, and 'all' (here every kernel but cuBLAS: the scripts show cuBLAS as
-    the reference in any case). For scripts that read a results file and have no runner at hand; with
-    a runner, `sgemm_runner --list --kernel KEYS --json -` resolves instead."""
+    """The kernels that `keys` (a string or a list of strings) select among `kernels`, each once, by
+    number: the rules of the runner's resolve_kernels / find_kernel (runner/cli.cpp, registry.cpp) for
+    scripts that read a results file and have no runner at hand (with a runner,
+    `sgemm_runner --list --kernel KEYS --json -` resolves instead). A number of at most 4 digits ('7',
+    '07'), a name ('warptiling'), a label ('07_warptiling'), comma lists, and 'all' (cuBLAS included;
+    select_kernels leaves it out, as a run does)."""
     names = [keys] if isinstance(keys, str) else list(keys or [])
     chosen = []
     for key in (part.strip() for group in names for part in group.split(",")):
         if not key:
             continue
         if key == "all":
-            found = [k for k in kernels if k["number"] != CUBLAS]
+            found = list(kernels)
         else:
-            found = [k for k in kernels
-                     if (int(key) == k["number"] if key.isdigit() else key in (k["name"], label(k)))][:1]
+            found = [k for k in kernels if (len(key) <= 4 and int(key) == k["number"] if key.isdigit()
+                                            else key in (k["name"], label(k)))][:1]
         if not found:
             known = ", ".join(label(k) for k in kernels) or "(none)"
             raise ResultsError(f"unknown kernel '{key}'; known kernels: {known}")
         chosen += [k for k in found if k not in chosen]
-    return chosen
+    return sorted(chosen, key=lambda k: k["number"])
+
+
+def select_kernels(keys, kernels: list[dict]) -> list[dict]:
+    """resolve_kernels less cuBLAS: the kernels a run of these keys would time (the runner's select_kernels)."""
+    return [k for k in resolve_kernels(keys, kernels) if k["number"] != CUBLAS]
 
 
 def tuned_kernel(docs: list[dict], key: str | None = None) -> dict:

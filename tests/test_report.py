@@ -1187,7 +1187,7 @@ class ReportZooTest(unittest.TestCase):
         self.assertIn("| 08 | double_buffering | 20 of 20 |", md, "the summary keeps every kernel")
         self.ok("--zoo-kernel", "8,1", json_path=json_path, plots=False)
         md = self.read(self.zoo_md_path())
-        self.assertLess(md.index("### 08_double_buffering"), md.index("### 01_naive"))
+        self.assertLess(md.index("### 01_naive"), md.index("### 08_double_buffering"))  # by number, as the runner
         self.assertNotIn("### 10_", md)
         for bad, message in (("99", "unknown kernel '99'"), ("3", "has no result in the zoo"), ("0", "reference")):
             proc = self.report("--zoo-kernel", bad, json_path=json_path, plots=False)
@@ -1381,11 +1381,14 @@ class KernelKeysTest(unittest.TestCase):
         self.assertEqual(self.numbers("07"), [7])
         self.assertEqual(self.numbers("warptiling"), [7])
         self.assertEqual(self.numbers("07_warptiling"), [7])
-        self.assertEqual(self.numbers(["13,7", "warptiling"]), [13, 7])  # in the order named, each once
-        self.assertEqual(self.numbers("all"), [7, 13, 1300])  # cuBLAS is the reference, never "all"
+        self.assertEqual(self.numbers(["13,7", "warptiling"]), [7, 13])  # by number, each once (as the runner)
+        self.assertEqual(self.numbers("all"), [0, 7, 13, 1300])
+        self.assertEqual([k["number"] for k in sr.select_kernels("all", self.KERNELS)], [7, 13, 1300])
+        self.assertEqual(sr.select_kernels("0", self.KERNELS), [])  # a run of cuBLAS alone times no kernel
         self.assertEqual(self.numbers("0"), [0])
         self.assertEqual(self.numbers("1300_next_step_x"), [1300])
-        for bad in ("99", "next", "7,nosuch"):
+        self.assertEqual(self.numbers("0007"), [7])
+        for bad in ("99", "next", "7,nosuch", "00007"):  # the runner reads at most 4 digits as a number
             with self.assertRaises(sr.ResultsError) as e:
                 sr.resolve_kernels(bad, self.KERNELS)
             self.assertIn("unknown kernel", str(e.exception))

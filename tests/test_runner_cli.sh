@@ -51,6 +51,28 @@ else
     failed=$((failed + 1)); echo "FAIL: --list --kernel and a run say different things about an unknown kernel"
 fi
 expect 2 "unknown kernel 'bogus'" -- --list --kernel bogus --json -
+# scripts/sgemm_results.py resolves keys for scripts that have only a results file: it must select what
+# the runner selects, key for key (the runner's grammar is the one grammar).
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+listing=$("$runner" --list --json -)
+for keys in "$n1" "0$n1" "000$n1" "0000$n1" "$name1" "$label1" "$label2,$n1" "all" "0" "cublas" "$n1,$name2,all" "bogus"; do
+    want=$("$runner" --list --kernel "$keys" --json - 2>/dev/null | python3 -c '
+import json, sys
+print(",".join(str(k["number"]) for k in json.load(sys.stdin)["kernels"]))' 2>/dev/null || echo "error")
+    got=$(python3 -c '
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import sgemm_results as sr
+try:
+    print(",".join(str(k["number"]) for k in sr.resolve_kernels(sys.argv[2], json.loads(sys.argv[3])["kernels"])))
+except sr.ResultsError:
+    print("error")' "$here/../scripts" "$keys" "$listing")
+    if [[ $got == "$want" ]]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "FAIL: --kernel $keys: the runner selects '$want', sgemm_results '$got'"
+    fi
+done
 expect 0 "\"label\": \"$label1\"" -- --list --kernel "$n1" --json -
 expect 0 '"functions": "sgemm_[0-9]+_"' -- --list --kernel "$n1" --json -
 expect 0 '"functions": null' -- --list --kernel cublas --json -
