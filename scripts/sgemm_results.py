@@ -57,11 +57,6 @@ def parse_size(text: str) -> tuple[int, int, int]:
     return size  # type: ignore[return-value]
 
 
-def size_arg(text: str) -> str:
-    """'M,N,K' as the runner's --size wants it."""
-    return ",".join(str(d) for d in parse_size(text))
-
-
 def is_pow2_square(size) -> bool:
     m, n, k = size
     return m == n == k and m > 0 and (m & (m - 1)) == 0
