@@ -4,7 +4,6 @@
 #include "common/cublas_pieces.h"
 #include "common/registry.h"
 
-#include <algorithm>
 #include <string>
 
 namespace {
@@ -24,36 +23,61 @@ cublasHandle_t handle() {
     return h;
 }
 
-// C's rows span A's and C's rows: their larger leading dimension bounds a piece's rows (K stays
-// whole; see cublas_pieces.h).
+// Pieces of rows and columns of C (cublas_pieces.h), K kept whole: each element of C is one cuBLAS
+// sum, as in a call that needs no pieces. That bounds A stored M x K (NN, NT: rows of C), B stored
+// N x K (NT, TT: columns of C) and C, but not an operand stored with a row per k, A transposed (TN,
+// TT: K rows of lda >= M) or B as stored (NN, TN: K rows of ldb >= N): every call spans all K of its
+// rows. Where that reaches 2^31 elements no piece of C helps and cuBLAS fails on the call (the run
+// stops with its error); describe() says so.
+sgemm::PiecePitches pitches(const sgemm::GemmArgs& a) {
+    return sgemm::gemm_pitches(a.op_a, a.lda, a.op_b, a.ldb, a.ldc);
+}
+
 template <typename Fn>
 long long for_each_piece(const sgemm::GemmArgs& a, Fn&& fn) {
-    return sgemm::for_each_gemm_piece(a.M, a.N, a.K, std::max(a.lda, a.ldc), 0, fn);
+    sgemm::PiecePitches whole_k = pitches(a);
+    whole_k.k = 0;
+    return sgemm::for_each_gemm_piece(a.M, a.N, a.K, whole_k, fn);
 }
 
 // One configuration, so Gemm is no template.
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         cublasHandle_t h = handle();
         sgemm::check(cublasSetStream(h, stream));
-        // cuBLAS is column-major. A row-major matrix read column-major is its
-        // transpose, so row-major C = A*B is column-major C^T = B^T * A^T: pass B first.
+        // cuBLAS is column-major: row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, so
+        // B goes first (cublas_pieces.h says which operation each layout takes).
         for_each_piece(args, [&](const sgemm::GemmPiece& p) {
-            sgemm::check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, K, &alpha, B + p.n0, ldb, A + p.m0 * lda,
-                                     lda, &beta, C + p.m0 * ldc + p.n0, ldc));
+            sgemm::check(cublasSgemm(h, sgemm::cublas_op(op_b), sgemm::cublas_op(op_a), p.n, p.m, K, &alpha,
+                                     B + sgemm::b_offset(op_b, ldb, p.n0, 0), ldb,
+                                     A + sgemm::a_offset(op_a, lda, p.m0, 0), lda, &beta, C + p.m0 * ldc + p.n0, ldc));
         });
     }
 
     static std::string describe(const sgemm::GemmArgs& a) {
+        auto op = [](sgemm::Op o) { return o == sgemm::Op::kT ? "OP_T" : "OP_N"; };
+        std::string out =
+            std::string("cublasSgemm(") + op(a.op_b) + ", " + op(a.op_a) + ") on (B, A), CUBLAS_DEFAULT_MATH";
+        // With K whole, an operand stored with a row per k (A transposed, B not) spans K of its rows in
+        // every call, however C is cut: the pieces cannot bound it.
+        const long long k_span = static_cast<long long>(a.K) * pitches(a).k;
         const long long n = for_each_piece(a, [](const sgemm::GemmPiece&) {});
-        return std::string("cublasSgemm, CUBLAS_DEFAULT_MATH") +
-            (n > 1 ? ", " + std::to_string(n) + " calls on pieces of C of at most 2^30 elements of an operand each"
-                   : "");
+        if (n > 1)
+            out += ", " + std::to_string(n) + " calls on pieces of C" +
+                (k_span <= sgemm::kCublasPieceElements ? " of at most 2^30 elements of an operand each" : "");
+        if (k_span > sgemm::kCublasPieceElements) {
+            const bool a_wider = a.op_a == sgemm::Op::kT && (a.op_b == sgemm::Op::kT || a.lda >= a.ldb);
+            out += std::string(", K kept whole: every call spans K rows of ") + (a_wider ? "A" : "B") + ", " +
+                std::to_string(k_span) + " elements" +
+                (k_span >= 2 * sgemm::kCublasPieceElements ? " (cuBLAS fails from 2^31)" : "");
+        }
+        return out;
     }
 };
 
 }  // namespace
 
 static const sgemm::Registration registration{
-    Gemm{}, {.number = 0, .name = "cublas", .idea = "cuBLAS SGEMM in FP32 (no TF32): the baseline"}};
+    Gemm{},
+    {.number = 0, .name = "cublas", .idea = "cuBLAS SGEMM in FP32 (no TF32): the baseline", .any_layout = true}};

@@ -35,7 +35,7 @@ __global__ void sgemm_01_naive(int M, int N, int K, float alpha, const float* A,
 // [doc:launch]
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         const dim3 block(BLOCK, BLOCK);
         const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(M, BLOCK), sgemm::ceil_div(N, BLOCK));
         sgemm::launch_checked(sgemm_01_naive, grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);

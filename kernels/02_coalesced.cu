@@ -33,7 +33,7 @@ __global__ void sgemm_02_coalesced(int M, int N, int K, float alpha, const float
 // One configuration, so Gemm is no template.
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         const dim3 block(BLOCK, BLOCK);
         // [doc:grid]
         const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, BLOCK), sgemm::ceil_div(M, BLOCK));

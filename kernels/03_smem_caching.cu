@@ -109,7 +109,7 @@ constexpr int kBM = 32, kBN = 32, kBK = 32;  // 1024 threads, one output each
 template <bool kAlwaysCheck>
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         // Shapes made of whole tiles run an instantiation compiled without any edge
         // handling: ptxas schedules its mainloop better than that of the checked kernel,
         // even where the checked kernel takes its fast path (docs/kernels/03_smem_caching.md, "Edge

@@ -121,7 +121,7 @@ constexpr int kBM = 64, kBN = 64, kBK = 8, kTM = 8;  // 512 threads, 8 outputs e
 template <bool kAlwaysCheck>
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         // Shapes made of whole tiles run an instantiation compiled without any edge
         // handling: ptxas schedules its mainloop better than that of the checked kernel,
         // even where the checked kernel takes its fast path (docs/kernels/04_blocktiling_1d.md, "Edge

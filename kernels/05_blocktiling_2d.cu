@@ -137,7 +137,7 @@ constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;  // 256 threads, 
 template <bool kUseUnchecked>
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         const bool whole_tiles = kUseUnchecked && sgemm::is_whole_tiles<kBM, kBN, kBK>(args);
         const auto kernel = whole_tiles ? sgemm_05_blocktiling_2d<kBM, kBN, kBK, kTM, kTN, false>
                                         : sgemm_05_blocktiling_2d<kBM, kBN, kBK, kTM, kTN, true>;

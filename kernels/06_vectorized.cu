@@ -175,7 +175,7 @@ bool is_whole_aligned_tiles(const sgemm::GemmArgs& a) {
 template <bool kAlwaysCheck>
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         const bool vec_ok = is_vec_ok(args);
         // Shapes made of whole tiles run an instantiation compiled without any edge
         // handling: ptxas schedules its mainloop better than that of the checked kernel,

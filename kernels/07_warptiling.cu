@@ -166,7 +166,7 @@ bool is_vec_ok(const sgemm::GemmArgs& a) { return sgemm::all_rows_16b_aligned(a)
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         const bool vec_ok = is_vec_ok(args);
         const dim3 block((BM / WM) * (BN / WN) * 32);
         const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, BN), sgemm::ceil_div(M, BM));

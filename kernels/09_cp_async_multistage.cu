@@ -244,7 +244,7 @@ template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM
           bool kCheckEdges>
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
-        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         auto* kernel =
             sgemm_09_cp_async_multistage<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M, kCheckEdges>;
         // [doc:smem-opt-in]

@@ -18,6 +18,7 @@
 #include "10_every_shape/tile.cuh"
 #include "common/check.h"
 #include "common/registry.h"
+#include "common/step_entries.h"
 
 #include <array>
 #include <cstdint>
@@ -100,11 +101,7 @@ SkinnyKernel skinny_kernel_for(int rows, int vec) {
 const DeviceModel& current_device() {
     return sgemm::per_device<DeviceModel>([](int device) {
         DeviceModel d;
-        auto attribute = [device](cudaDeviceAttr attr) {
-            int value = 0;
-            sgemm::check(cudaDeviceGetAttribute(&value, attr, device));
-            return value;
-        };
+        auto attribute = [device](cudaDeviceAttr attr) { return sgemm::device_attribute(attr, device); };
         d.cc = 10 * attribute(cudaDevAttrComputeCapabilityMajor) + attribute(cudaDevAttrComputeCapabilityMinor);
         d.sms = attribute(cudaDevAttrMultiProcessorCount);
         d.sm_clock_hz = 1e3 * attribute(cudaDevAttrClockRate);
@@ -294,6 +291,12 @@ struct Gemm {
 };
 
 }  // namespace
+
+const sgemm::StepEntry& sgemm::every_shape_entry() {
+    static const StepEntry entry{Gemm::launch, Gemm::workspace_bytes, Gemm::describe, Gemm::can_implement,
+                                 [](const GemmArgs& args) { return cached_pick(args).seconds; }};
+    return entry;
+}
 
 static const sgemm::Registration registration{
     Gemm{},

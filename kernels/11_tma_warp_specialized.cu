@@ -223,7 +223,7 @@ void stage_operand(bool transpose, int rows, int cols, const float* src, int ld_
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
-        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         auto* kernel = sgemm_11_tma_warp_specialized<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M>;
         constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
         sgemm::allow_dynamic_smem(kernel, smem);

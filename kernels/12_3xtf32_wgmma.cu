@@ -6,7 +6,9 @@
 // and a TF32 "small" remainder, x = big + small + O(2^-22 |x|), and three products are summed:
 // small*big + big*small + big*big (small*small, ~2^-22 of the result, is dropped). wgmma takes
 // tf32 operands only K-major (rows of K), so B is transposed once: a split kernel writes
-// A_big, A_small (M x K) and B^T_big, B^T_small (N x K) into the workspace before the GEMM.
+// A_big, A_small (M x K) and B^T_big, B^T_small (N x K) into the workspace before the GEMM. (The
+// same pass serves every layout: it transposes what is not K-major already, A in TN and TT, B in NN
+// and TN, and copies the rest.)
 // Held to the FP32 bound on every input: a scan first finds each row of A's and each column of B's
 // largest magnitude, and the split scales them by powers of two (exact) so that the small halves
 // stay in FP32's normal range; the epilogue scales back. Below kMinTensorK the split's own error
@@ -15,13 +17,16 @@
 // Few tiles and deep K split K across blocks with a fixed-order reduction (deterministic).
 // See docs/kernels/12_3xtf32_wgmma.md.
 #include "common/check.h"
+#include "common/gpu_rates.h"
 #include "common/hopper.cuh"
 #include "common/registry.h"
 #include "common/staging.cuh"
+#include "common/step_entries.h"
 #include "common/tile.cuh"
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <utility>
 
 namespace {
@@ -396,64 +401,77 @@ __global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows, 6)
 }
 
 // [doc:scan]
-// ---- the scan: the largest finite magnitude of every row of A and every column of B, as bits
-// (atomicMax on the bits of non-negative floats; the maxima start at 0). One warp per work item,
-// its loads all independent (one memory latency per item, not one per load; indices past the end
-// are clamped to the last element instead of branched around, which would serialize the loads,
-// and a repeated element does not change a maximum): kScanSpanA
-// consecutive elements of a row of A, or kScanRowsB rows of 32 consecutive columns of B (a lane
-// per column). Every load instruction of a warp reads one contiguous 128-byte line.
+// ---- the scan: the largest finite magnitude of every row of op(A) and every column of op(B), as
+// bits (atomicMax on the bits of non-negative floats; the maxima start at 0). In storage each is a
+// run of K elements along a row (A in NN, B in NT) or down a column (B in NN, A in TN): a ScanJob.
+// One warp per work item, its loads all independent (one memory latency per item, not one per load;
+// indices past the end are clamped to the last element instead of branched around, which would
+// serialize the loads, and a repeated element does not change a maximum): kScanSpanA consecutive
+// elements of a row, or kScanRowsB rows of 32 consecutive columns (a lane per column). Every load
+// instruction of a warp reads one contiguous 128-byte line.
 constexpr int kScanSpanA = 512, kScanRowsB = 16, kScanThreads = 256;
 __device__ __forceinline__ float finite_abs(float x) { return x == x ? fabsf(x) : 0.0f; }  // NaN: 0
 
+struct ScanJob {
+    const float* x;
+    int ld;
+    int count;  // maxima: M of op(A), N of op(B)
+    bool along_rows;  // the K elements of maximum i are x[i * ld + k] (else x[k * ld + i])
+    unsigned* max;
+    __host__ __device__ long long items(int K) const {
+        return along_rows ? count * static_cast<long long>(sgemm::ceil_div(K, kScanSpanA))
+                          : sgemm::ceil_div(count, 32) * static_cast<long long>(sgemm::ceil_div(K, kScanRowsB));
+    }
+};
+
+__device__ __forceinline__ void scan_item(const ScanJob& job, int K, long long item, int lane) {
+    float m = 0.0f;
+    if (job.along_rows) {
+        const long long pieces = sgemm::ceil_div(K, kScanSpanA);
+        const int row = static_cast<int>(item / pieces);
+        const int k0 = static_cast<int>(item % pieces) * kScanSpanA + lane;
+        const float* a = job.x + static_cast<std::size_t>(row) * job.ld;
+        float v[kScanSpanA / 32];  // all loads first: each one's own register, all in flight at once
+        // 64-bit ends: a piece may end past 2^31 - 1.
+        if (static_cast<long long>(k0) - lane + kScanSpanA <= K) {  // a whole piece: constant offsets
+#pragma unroll
+            for (int i = 0; i < kScanSpanA / 32; ++i) v[i] = a[k0 + 32 * i];
+        } else {
+#pragma unroll
+            for (int i = 0; i < kScanSpanA / 32; ++i) v[i] = a[min(static_cast<long long>(k0) + 32 * i, K - 1ll)];
+        }
+#pragma unroll
+        for (int i = 0; i < kScanSpanA / 32; ++i) m = fmaxf(m, finite_abs(v[i]));
+        m = __uint_as_float(__reduce_max_sync(0xffffffffu, __float_as_uint(m)));
+        if (lane == 0 && m != 0.0f) atomicMax(&job.max[row], __float_as_uint(m));
+    } else {
+        const long long pieces = sgemm::ceil_div(K, kScanRowsB);
+        const int col = static_cast<int>(item / pieces) * 32 + lane;
+        const int k0 = static_cast<int>(item % pieces) * kScanRowsB;
+        if (col >= job.count) return;
+        float v[kScanRowsB];
+        const float* b = job.x + static_cast<std::size_t>(k0) * job.ld + col;
+        if (static_cast<long long>(k0) + kScanRowsB <= K) {
+#pragma unroll
+            for (int i = 0; i < kScanRowsB; ++i) v[i] = b[static_cast<std::size_t>(i) * job.ld];
+        } else {
+#pragma unroll
+            for (int i = 0; i < kScanRowsB; ++i) v[i] = b[static_cast<std::size_t>(min(i, K - 1 - k0)) * job.ld];
+        }
+#pragma unroll
+        for (int i = 0; i < kScanRowsB; ++i) m = fmaxf(m, finite_abs(v[i]));
+        if (m != 0.0f) atomicMax(&job.max[col], __float_as_uint(m));
+    }
+}
+
 __global__ void __launch_bounds__(kScanThreads)
-    sgemm_12_3xtf32_wgmma_scan(int M, int N, int K, const float* __restrict__ A, int lda, const float* __restrict__ B,
-                               int ldb, const unsigned* flag, unsigned* row_max, unsigned* col_max) {
+    sgemm_12_3xtf32_wgmma_scan(int K, ScanJob a, ScanJob b, const unsigned* flag) {
     if (*flag == 0) return;  // every element in the band: no scaling (the maxima stay 0: exponent 0)
     const int lane = threadIdx.x % 32;
-    const long long a_pieces = sgemm::ceil_div(K, kScanSpanA), b_pieces = sgemm::ceil_div(K, kScanRowsB);
-    const long long a_items = M * a_pieces, b_items = sgemm::ceil_div(N, 32) * b_pieces;
+    const long long a_items = a.items(K), all = a_items + b.items(K);
     const long long warps = static_cast<long long>(gridDim.x) * (kScanThreads / 32);
-    for (long long item = blockIdx.x * (kScanThreads / 32ll) + threadIdx.x / 32; item < a_items + b_items;
-         item += warps) {
-        float m = 0.0f;
-        if (item < a_items) {
-            const int row = static_cast<int>(item / a_pieces);
-            const int k0 = static_cast<int>(item % a_pieces) * kScanSpanA + lane;
-            const float* a = A + static_cast<std::size_t>(row) * lda;
-            float v[kScanSpanA / 32];  // all loads first: each one's own register, all in flight at once
-            // 64-bit ends: a piece may end past 2^31 - 1.
-            if (static_cast<long long>(k0) - lane + kScanSpanA <= K) {  // a whole piece: constant offsets
-#pragma unroll
-                for (int i = 0; i < kScanSpanA / 32; ++i) v[i] = a[k0 + 32 * i];
-            } else {
-#pragma unroll
-                for (int i = 0; i < kScanSpanA / 32; ++i) v[i] = a[min(static_cast<long long>(k0) + 32 * i, K - 1ll)];
-            }
-#pragma unroll
-            for (int i = 0; i < kScanSpanA / 32; ++i) m = fmaxf(m, finite_abs(v[i]));
-            m = __uint_as_float(__reduce_max_sync(0xffffffffu, __float_as_uint(m)));
-            if (lane == 0 && m != 0.0f) atomicMax(&row_max[row], __float_as_uint(m));
-        } else {
-            const long long b_item = item - a_items;
-            const int col = static_cast<int>(b_item / b_pieces) * 32 + lane;
-            const int k0 = static_cast<int>(b_item % b_pieces) * kScanRowsB;
-            if (col < N) {
-                float v[kScanRowsB];
-                const float* b = B + static_cast<std::size_t>(k0) * ldb + col;
-                if (static_cast<long long>(k0) + kScanRowsB <= K) {
-#pragma unroll
-                    for (int i = 0; i < kScanRowsB; ++i) v[i] = b[static_cast<std::size_t>(i) * ldb];
-                } else {
-#pragma unroll
-                    for (int i = 0; i < kScanRowsB; ++i) v[i] = b[static_cast<std::size_t>(min(i, K - 1 - k0)) * ldb];
-                }
-#pragma unroll
-                for (int i = 0; i < kScanRowsB; ++i) m = fmaxf(m, finite_abs(v[i]));
-                if (m != 0.0f) atomicMax(&col_max[col], __float_as_uint(m));
-            }
-        }
-    }
+    for (long long item = blockIdx.x * (kScanThreads / 32ll) + threadIdx.x / 32; item < all; item += warps)
+        item < a_items ? scan_item(a, K, item, lane) : scan_item(b, K, item - a_items, lane);
 }
 // [/doc:scan]
 
@@ -470,7 +488,8 @@ constexpr int kSmallBM = 32, kSmallBN = 128, kSmallThreads = 256;
 
 __global__ void __launch_bounds__(kSmallThreads)
     sgemm_12_3xtf32_wgmma_small_k(int M, int N, int K, float alpha, float beta, const float* A, int lda, const float* B,
-                                  int ldb, float* C, int ldc, bool c_vec_ok, const unsigned* only_if) {
+                                  int ldb, float* C, int ldc, bool c_vec_ok, const unsigned* only_if, bool a_t,
+                                  bool b_t) {
     constexpr int kMaxK = kMinTensorK - 1;  // k per slice: one slice below kMinTensorK
     constexpr int kRowsPerThread = kSmallBM / (kSmallThreads / 32);
     static_assert(kSmallBN == 4 * 32, "a warp covers the tile's columns with one float4 per lane");
@@ -484,18 +503,27 @@ __global__ void __launch_bounds__(kSmallThreads)
     const int tiles_n = sgemm::ceil_div(N, kSmallBN);
     const int block_row = blockIdx.x / tiles_n * kSmallBM, block_col = blockIdx.x % tiles_n * kSmallBN;
     const int rows = min(kSmallBM, M - block_row), cols = min(kSmallBN, N - block_col);
-    A += static_cast<std::size_t>(block_row) * lda;
-    B += block_col;
+    // a_t, b_t: op(A) = A^T (A stored K x M), op(B) = B^T (B stored N x K).
+    A += a_t ? block_row : static_cast<std::size_t>(block_row) * lda;
+    B += b_t ? static_cast<std::size_t>(block_col) * ldb : block_col;
     C += static_cast<std::size_t>(block_row) * ldc + block_col;
     const int r0 = threadIdx.x / 32, c = 4 * (threadIdx.x % 32);
     float4 acc[kRowsPerThread] = {};
     for (long long k0 = 0; k0 < K; k0 += kMaxK) {
         const int kc = K - k0 < kMaxK ? static_cast<int>(K - k0) : kMaxK;
+        // Consecutive threads read consecutive addresses in every layout: along k where it is contiguous.
         for (int i = threadIdx.x; i < kSmallBM * kc; i += kSmallThreads)
-            As[i / kc][i % kc] = sgemm::load_or_zero(A + k0, lda, i / kc, i % kc, rows, kc);
+            if (a_t)
+                As[i % kSmallBM][i / kSmallBM] =
+                    sgemm::load_or_zero(A + k0 * lda, lda, i / kSmallBM, i % kSmallBM, kc, rows);
+            else
+                As[i / kc][i % kc] = sgemm::load_or_zero(A + k0, lda, i / kc, i % kc, rows, kc);
         for (int i = threadIdx.x; i < kc * kSmallBN; i += kSmallThreads)
-            Bs[i / kSmallBN][i % kSmallBN] =
-                sgemm::load_or_zero(B + k0 * ldb, ldb, i / kSmallBN, i % kSmallBN, kc, cols);
+            if (b_t)
+                Bs[i % kc][i / kc] = sgemm::load_or_zero(B + k0, ldb, i / kc, i % kc, cols, kc);
+            else
+                Bs[i / kSmallBN][i % kSmallBN] =
+                    sgemm::load_or_zero(B + k0 * ldb, ldb, i / kSmallBN, i % kSmallBN, kc, cols);
         __syncthreads();
         for (int k = 0; k < kc; ++k) {
             const float4 b = *reinterpret_cast<const float4*>(&Bs[k][c]);
@@ -624,18 +652,28 @@ void split(int rows, int cols, const float* src, int ld_src, const unsigned* max
                           flag, big, small, ld_dst);
 }
 
+// The split of one operand into rows x K (K-major) destinations: a transposed source is K x rows.
+template <Tf32 kMode, bool kScaled = false>
+void stage(bool transpose, int rows, int K, const float* src, int ld_src, const unsigned* max_bits, unsigned* flag,
+           float* big, float* small, long long ld_dst, cudaStream_t stream) {
+    if (transpose)
+        split<true, kMode, kScaled>(K, rows, src, ld_src, max_bits, flag, big, small, ld_dst, stream);
+    else
+        split<false, kMode, kScaled>(rows, K, src, ld_src, max_bits, flag, big, small, ld_dst, stream);
+}
+
 void launch_small_k(const sgemm::GemmArgs& args, cudaStream_t stream, const unsigned* only_if = nullptr) {
-    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
     sgemm::launch_checked(sgemm_12_3xtf32_wgmma_small_k, dim3(sgemm::tile_count(M, N, kSmallBM, kSmallBN)),
                           dim3(kSmallThreads), 0, stream, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
-                          sgemm::rows_are_16b_aligned(C, ldc), only_if);
+                          sgemm::rows_are_16b_aligned(C, ldc), only_if, op_a == sgemm::Op::kT, op_b == sgemm::Op::kT);
 }
 
 // Template arguments as sgemm_12_3xtf32_wgmma's.
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
-        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc] = args;
+        const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         const Plan p = plan<BM, BN, BK>(args);
         if (p.small_k) return launch_small_k(args, stream);
         auto* kernel = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, kSplitA>;
@@ -651,19 +689,21 @@ struct Gemm {
         // [doc:launch-sequence]
         // Split unscaled, flagging elements outside the band; then, only if one was, scan for the
         // maxima and split again, scaled (otherwise these three launches return at once).
+        // wgmma reads both K-major: B is transposed in NN (its rows are K's), A in TN and TT.
         constexpr Tf32 kModeA = kSplitA ? Tf32::kCopy : kMode;  // kCopy: scale (if so), no split
-        split<true, kMode>(K, N, B, ldb, nullptr, flag, b_big, b_small, ld, stream);
-        split<false, kModeA>(M, K, A, lda, nullptr, flag, a_big, a_small, ld, stream);
+        const bool a_t = op_a == sgemm::Op::kT, b_t = op_b == sgemm::Op::kT;
+        stage<kMode>(!b_t, N, K, B, ldb, nullptr, flag, b_big, b_small, ld, stream);
+        stage<kModeA>(a_t, M, K, A, lda, nullptr, flag, a_big, a_small, ld, stream);
         {
-            const long long items = static_cast<long long>(M) * sgemm::ceil_div(K, kScanSpanA) +
-                static_cast<long long>(sgemm::ceil_div(N, 32)) * sgemm::ceil_div(K, kScanRowsB);
+            const ScanJob a_job{A, lda, M, !a_t, row_max}, b_job{B, ldb, N, b_t, col_max};
+            const long long items = a_job.items(K) + b_job.items(K);
             const int blocks = static_cast<int>(
                 std::min<long long>((items + kScanThreads / 32 - 1) / (kScanThreads / 32), 32ll * p.sms));
-            sgemm::launch_checked(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, M, N, K, A,
-                                  lda, B, ldb, flag, row_max, col_max);
+            sgemm::launch_checked(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, K, a_job,
+                                  b_job, flag);
         }
-        split<true, kMode, true>(K, N, B, ldb, col_max, flag, b_big, b_small, ld, stream);
-        split<false, kModeA, true>(M, K, A, lda, row_max, flag, a_big, a_small, ld, stream);
+        stage<kMode, true>(!b_t, N, K, B, ldb, col_max, flag, b_big, b_small, ld, stream);
+        stage<kModeA, true>(a_t, M, K, A, lda, row_max, flag, a_big, a_small, ld, stream);
 
         using Box = Boxes<BM, BN, BK>;
         // [doc:maps]
@@ -721,9 +761,63 @@ struct Gemm {
     }
 };
 
+using Step12 = Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>;
+
+// [doc:model]
+// Step 12's time on a shape, as step 13's planner weighs it against step 10's: its launches (the
+// memset, four split passes, the scan, the GEMM, the FFMA fallback's check, a reduction: ~3 us of
+// stream time each, which is why 128^3 takes 28 us), the pre-pass (reads 4 and writes 8 bytes per
+// element of A and B), and the GEMM: waves of 128 x 128 tiles (one block per SM), each tile a fixed
+// cost (the pipeline's fill and the epilogue, which one tile per block does not overlap with another
+// tile's mainloop) plus its k-tiles at the tensor cores' TF32 rate / 3 products times the fraction
+// the mainloop reaches; or the bytes it must move, if more. The fixed cost and the fraction are
+// least-squares fits of measured / modelled GEMM time over a random shape zoo on an H100 (7.2 us,
+// 0.51; see docs/kernels/13_one_call.md). Below kMinTensorK, the FFMA kernel's store-bound time: its
+// stores reach about half the rate of a streaming kernel (41 % of the DRAM peak at 46341 x 46341 x 2
+// on an H200, where step 10's outer-product kernel reaches 85 %).
+// Rates from the GPU at hand (kernels/common/gpu_rates.h).
+constexpr double kLaunchSeconds = 3e-6, kTileSeconds = 7.2e-6, kTensorFraction = 0.51, kDramFraction = 0.83,
+                 kSmallKStoreFraction = 0.5;
+
+struct Rates {
+    int sms = 0;
+    double tensor = 0, dram = 0;  // 3xTF32 FLOP/s of one SM at kTensorFraction; DRAM bytes/s at kDramFraction
+};
+
+double model_seconds(const sgemm::GemmArgs& a) {
+    const Rates& r = sgemm::per_device<Rates>([](int device) {
+        auto attribute = [device](cudaDeviceAttr attr) { return sgemm::device_attribute(attr, device); };
+        const int cc = 10 * attribute(cudaDevAttrComputeCapabilityMajor) + attribute(cudaDevAttrComputeCapabilityMinor);
+        Rates rates;
+        rates.sms = attribute(cudaDevAttrMultiProcessorCount);
+        rates.tensor = sgemm::tf32_tensor_peak_flops(cc, rates.sms, 1e3 * attribute(cudaDevAttrClockRate)) / 3 /
+            rates.sms * kTensorFraction;
+        rates.dram = sgemm::dram_peak_bytes_per_s(1e3 * attribute(cudaDevAttrMemoryClockRate),
+                                                  attribute(cudaDevAttrGlobalMemoryBusWidth)) *
+            kDramFraction;
+        return rates;
+    });
+    const double mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;
+    const double c_bytes = 4 * mn * (a.beta == 0.0f ? 1 : 2);
+    const Plan p = plan<128, 128, 16>(a);
+    if (p.small_k) return kLaunchSeconds + (4 * (mk + kn) + c_bytes) / (r.dram * kSmallKStoreFraction);
+    const double waves = std::ceil(double(sgemm::tile_total(a.M, a.N, 128, 128)) * p.splits / r.sms);
+    const double tile_seconds = 2.0 * 128 * 128 * 16 * p.k_tiles_per_split / r.tensor;
+    const double gemm = std::max(waves * (kTileSeconds + tile_seconds), (8 * (mk + kn) + c_bytes) / r.dram);
+    const double reduce = p.splits > 1 ? (8 * mn * p.splits + c_bytes) / r.dram + kLaunchSeconds : 0;
+    return 8 * kLaunchSeconds + 12 * (mk + kn) / r.dram + gemm + reduce;
+}
+// [/doc:model]
+
 }  // namespace
 
-static const sgemm::Registration registration{Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>{},
+const sgemm::StepEntry& sgemm::tf32x3_wgmma_entry() {
+    static const StepEntry entry{Step12::launch, Step12::workspace_bytes, Step12::describe, Step12::can_implement,
+                                 model_seconds};
+    return entry;
+}
+
+static const sgemm::Registration registration{Step12{},
                                               {.number = 12,
                                                .name = "3xtf32_wgmma",
                                                .idea = "FP32 from TF32 tensor cores: operands split into big + small, "
@@ -731,7 +825,8 @@ static const sgemm::Registration registration{Gemm<128, 128, 16, 4, 8, 3, 2, Tf3
                                                .requirements = {.min_cc = 90, .needs_sm90a = true},
                                                .precision = sgemm::Precision::kFp32ViaTensorCores,
                                                .gemm_function = "sgemm_12_3xtf32_wgmma",
-                                               .sass = {.required = {"HGMMA.TF32"}}}};
+                                               .sass = {.required = {"HGMMA.TF32"}},
+                                               .any_layout = true}};
 #ifdef SGEMM_TUNING
 static const sgemm::Registration registration_1200{
     Gemm<128, 128, 16, 4, 8, 1, 2, Tf32::kRound, false>{},

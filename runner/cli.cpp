@@ -62,6 +62,7 @@ std::string kernel_list(const std::vector<std::string>& keys) {
             out << " [needs sm_90a]";
         else if (r.min_cc > 0)
             out << " [sm_" << r.min_cc << "+]";
+        if (k->spec.any_layout) out << " [every layout]";
         out << '\n';
     }
     return out.str();
@@ -84,8 +85,10 @@ std::string kernel_list_json(const std::vector<std::string>& keys) {
              {"tunable", spec.candidates != nullptr},
              {"step", k->step},
              {"functions", string_or_null(k->functions())},
+             {"launched_functions", k->launched_functions()},
              {"gemm_function", string_or_null(spec.gemm_function ? spec.gemm_function : "")},
              {"bench_cap", spec.bench_cap > 0 ? nlohmann::json(spec.bench_cap) : nlohmann::json()},
+             {"any_layout", spec.any_layout},
              {"sass",
               sass_functions.empty() ? nlohmann::json()
                                      : nlohmann::json{{"functions", sass_functions},
@@ -112,11 +115,15 @@ void ensure_writable(const std::string& path) {
     if (!existed) fs::remove(path, ec);
 }
 
-void check_leading_dimensions(const Size& s, int ld_pad) {
-    if (static_cast<long long>(std::max(s.N, s.K)) + ld_pad > INT_MAX)
+void check_leading_dimensions(const Size& s, int ld_pad, Ops layout) {
+    // lda is K + P (M + P with A transposed), ldb N + P (K + P with B transposed), ldc N + P.
+    const int widest = std::max({layout.a == Op::kN ? s.K : s.M, layout.b == Op::kN ? s.N : s.K, s.N});
+    if (static_cast<long long>(widest) + ld_pad > INT_MAX)
         throw UsageError("--ld-pad " + std::to_string(ld_pad) + " with size " + std::to_string(s.M) + "," +
-                         std::to_string(s.N) + "," + std::to_string(s.K) +
-                         ": leading dimensions (K or N plus the pad) must stay below 2^31");
+                         std::to_string(s.N) + "," + std::to_string(s.K) + " and layout " +
+                         layout_name(layout.a, layout.b) +
+                         ": leading dimensions (the row lengths M, N or K of A, B and C as stored, plus the pad) "
+                         "must stay below 2^31");
 }
 
 std::vector<const KernelInfo*> resolve_kernels(const std::vector<std::string>& keys) {
@@ -165,18 +172,42 @@ std::vector<Distribution> select_distributions(const std::vector<std::string>& k
     return chosen;
 }
 
+std::vector<Ops> select_layouts(const std::vector<std::string>& keys) {
+    static constexpr Ops kAll[] = {{Op::kN, Op::kN}, {Op::kN, Op::kT}, {Op::kT, Op::kN}, {Op::kT, Op::kT}};
+    std::vector<Ops> chosen;
+    auto add = [&](Ops l) {
+        if (std::find(chosen.begin(), chosen.end(), l) == chosen.end()) chosen.push_back(l);
+    };
+    for (const auto& key : keys) {
+        for (const auto& part : split(key, ',')) {
+            const auto named =
+                std::find_if(std::begin(kAll), std::end(kAll), [&](Ops l) { return layout_name(l.a, l.b) == part; });
+            if (part == "all") {
+                for (const Ops l : kAll) add(l);
+            } else if (named != std::end(kAll)) {
+                add(*named);
+            } else {
+                throw UsageError("unknown --layout '" + part +
+                                 "'. Valid layouts: NN, NT, TN, TT (op(A) then op(B): N as stored, T transposed), "
+                                 "or all");
+            }
+        }
+    }
+    return chosen;
+}
+
 bool parse_options(int argc, const char* const* argv, Options& out) {
     CLI::App app{
-        "sgemm_runner: runs the sgemm-steps kernels (row-major C = alpha*A*B + beta*C, FP32), checks each\n"
+        "sgemm_runner: runs the sgemm-steps kernels (row-major C = alpha*op(A)*op(B) + beta*C, FP32), checks each\n"
         "against a float64 reference, and times it next to cuBLAS in the same run.\n"
         "Exit codes: 0 all checks passed, 1 a kernel failed its check, 2 bad usage, 3 CUDA/runtime error."};
-    std::vector<std::string> sizes, inits;
+    std::vector<std::string> sizes, inits, layouts;
     app.add_option("-k,--kernel", out.kernels,
                    "Kernels to run: a number (7), a name (warptiling, 07_warptiling), a comma list, or 'all'. "
                    "cuBLAS (0) always runs as the baseline")
         ->default_str("all");
     app.add_option("-s,--size", sizes, "Problem size M,N,K (repeatable; default 4096,4096,4096)");
-    app.add_option("--alpha", out.alpha, "alpha in C = alpha*A*B + beta*C")->capture_default_str();
+    app.add_option("--alpha", out.alpha, "alpha in C = alpha*op(A)*op(B) + beta*C")->capture_default_str();
     app.add_option("--beta", out.beta, "beta; with 0, C is write-only and filled with NaN beforehand")
         ->capture_default_str();
     app.add_option("--warmup", out.warmup, "Untimed launches before timing (0 or more)")->capture_default_str();
@@ -185,11 +216,17 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
     app.add_option("--seed", out.seed, "Seed of the random inputs (fresh for each size and matrix)")
         ->capture_default_str();
     std::string init_help =
-        "Distribution of the inputs A, B, C0: a name, a comma list, or 'all' (repeatable; one table per size and "
-        "distribution; docs/verification.md):";
+        "Distribution of the inputs op(A), op(B), C0: a name, a comma list, or 'all' (repeatable; one table per "
+        "size and distribution; docs/verification.md):";
     for (const DistributionInfo& d : kDistributions)
         init_help += "\n  " + std::string(d.name) + ": " + std::string(d.summary);
     app.add_option("--init", inits, init_help)->default_str("uniform");
+    app.add_option("--layout", layouts,
+                   "Layouts to run: NN, NT, TN, TT (op(A) then op(B); N: as stored, row-major, T: transposed, A "
+                   "stored K x M or B stored N x K), a comma list, or 'all' (repeatable; one table per size, "
+                   "distribution and layout; cuBLAS runs each as the baseline of its table, steps that compute "
+                   "NN only show N/A)")
+        ->default_str("NN");
     app.add_option("--json", out.json,
                    "Also write the results to this JSON file (docs/json-format.md); with --list, the registry as "
                    "JSON ('-' for standard output)");
@@ -198,7 +235,8 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
                  "those it selects (cuBLAS where named)");
     app.add_option("--device", out.device, "CUDA device index")->capture_default_str();
     app.add_option("--ld-pad", out.ld_pad,
-                   "Leading dimensions padded by P floats: lda = K + P, ldb = ldc = N + P (strided views)")
+                   "Leading dimensions padded by P floats: lda = K + P (M + P with A transposed), ldb = N + P "
+                   "(K + P with B transposed), ldc = N + P (strided views)")
         ->capture_default_str();
     app.add_option("--offset", out.offset,
                    "A, B and C start E floats after an aligned allocation (E = 1, 2, 3: unaligned views)")
@@ -223,6 +261,7 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
     out.sizes.clear();
     for (const auto& s : sizes) out.sizes.push_back(parse_size(s));
     if (!inits.empty()) out.inits = select_distributions(inits);
+    if (!layouts.empty()) out.layouts = select_layouts(layouts);
     // Range checks with plain messages (CLI11's ranges print DBL_MAX in full).
     if (out.reps < 1) throw UsageError("--reps must be at least 1");
     if (out.warmup < 0) throw UsageError("--warmup must be 0 or more");
@@ -231,7 +270,8 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
     if (out.offset < 0 || out.offset > 1024) throw UsageError("--offset must be between 0 and 1024 floats");
     if (!std::isfinite(out.alpha)) throw UsageError("--alpha must be a finite number");
     if (!std::isfinite(out.beta)) throw UsageError("--beta must be a finite number");
-    for (const Size& s : out.sizes) check_leading_dimensions(s, out.ld_pad);
+    for (const Size& s : out.sizes)
+        for (const Ops l : out.layouts) check_leading_dimensions(s, out.ld_pad, l);
     if (!out.json.empty() && !(out.list && out.json == "-")) ensure_writable(out.json);
     return true;
 }

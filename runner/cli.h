@@ -25,6 +25,13 @@ inline constexpr int kExitFail = 1, kExitUsage = 2, kExitRuntime = 3;
 // "M,N,K" (also "MxNxK"), each a positive integer below 2^31. Throws UsageError.
 Size parse_size(std::string_view text);
 
+// One --layout: op(A) and op(B) of a run ("NT": A as stored, B transposed; registry.h says how each
+// is stored).
+struct Ops {
+    Op a = Op::kN, b = Op::kN;
+    friend bool operator==(const Ops&, const Ops&) = default;
+};
+
 struct Options {
     std::vector<std::string> kernels{"all"};
     std::vector<Size> sizes;  // empty after parsing means the default 4096^3
@@ -44,6 +51,7 @@ struct Options {
     bool tune = false;
     bool roofline = true;  // --no-roofline: no DRAM measurement, no roof per shape
     std::vector<Distribution> inits{Distribution::kUniform};  // --init: one table per size and distribution
+    std::vector<Ops> layouts{Ops{}};  // --layout: one table per size, distribution and layout; NN by default
 };
 
 // Parses argv. Returns false when the program should exit 0 at once (--help
@@ -65,19 +73,24 @@ std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& ke
 // Throws UsageError that lists the valid names on an unknown one.
 std::vector<Distribution> select_distributions(const std::vector<std::string>& keys);
 
+// Resolves --layout entries (NN, NT, TN, TT, comma lists, "all") in the order given, without
+// duplicates. Throws UsageError that lists the valid layouts on an unknown one.
+std::vector<Ops> select_layouts(const std::vector<std::string>& keys);
+
 // "  0  cublas          cuBLAS SGEMM ..." one line per kernel resolve_kernels(keys) returns
 // (--list, --list --kernel KEYS).
 std::string kernel_list(const std::vector<std::string>& keys = {"all"});
 
 // The same kernels as JSON (--list --json; docs/json-format.md): number, name, label, idea,
 // requirements, precision, tuning variant or step, whether it can be tuned, its step, functions,
-// GEMM function and SASS checks; and the number tuning variants start at.
+// GEMM function, SASS checks and whether it takes every layout; and the number tuning variants start at.
 std::string kernel_list_json(const std::vector<std::string>& keys = {"all"});
 
 // Throws UsageError unless `path` can be created or appended to. Leaves no new file behind.
 void ensure_writable(const std::string& path);
 
-// Throws UsageError when --ld-pad makes a leading dimension of `size` reach 2^31.
-void check_leading_dimensions(const Size& size, int ld_pad);
+// Throws UsageError when --ld-pad makes a leading dimension of `size` in `layout` reach 2^31
+// (M, N or K plus the pad, as the layout stores A and B).
+void check_leading_dimensions(const Size& size, int ld_pad, Ops layout = {});
 
 }  // namespace sgemm

@@ -32,12 +32,14 @@ inline constexpr std::array<DistributionInfo, 9> kDistributions{{
     {Distribution::kUniform, "uniform", "uniform in [-1, 1) (the default)"},
     {Distribution::kPositive, "positive", "|uniform|: no cancellation"},
     {Distribution::kWide, "wide", "s*m*2^e, e uniform in [-48, 48]"},
-    {Distribution::kScaled, "scaled", "uniform * 2^r per row of A, * 2^c per column of B, r and c in [-30, 30]"},
+    {Distribution::kScaled, "scaled",
+     "uniform * 2^r per row of op(A), * 2^c per column of op(B), r and c in [-30, 30]"},
     {Distribution::kTiny, "tiny", "A ~2^-118, B ~2^-6, C0 ~2^-122: products at the bottom of the normal range"},
     {Distribution::kHuge, "huge", "A in FP32's top binade (2^127), B ~2^-(10 + ceil(log2 K))"},
     {Distribution::kIntegers, "integers", "integers whose sums stay below 2^24: exact with power-of-two alpha, beta"},
     {Distribution::kCancel, "cancel", "products cancel in pairs up to 2^-12: a large condition number"},
-    {Distribution::kSpecial, "special", "uniform with one Inf or NaN in about every 64th row of A and column of B"},
+    {Distribution::kSpecial, "special",
+     "uniform with one Inf or NaN in about every 64th row of op(A) and column of op(B)"},
 }};
 
 constexpr std::string_view to_string(Distribution d) { return kDistributions[static_cast<int>(d)].name; }
@@ -95,15 +97,18 @@ SGEMM_HOST_DEVICE constexpr int huge_b_exponent(int K) {
 struct FillSpec {
     Distribution distribution = Distribution::kUniform;
     Operand operand = Operand::kA;
-    int M = 0, N = 0, K = 0;   // the problem: A is M x K, B K x N, C0 M x N
+    int M = 0, N = 0, K = 0;   // the problem: op(A) is M x K, op(B) K x N, C0 M x N
     int ld = 0;                // the view's leading dimension
     std::size_t offset = 0;    // floats before the view
     std::uint64_t seed = 0;    // this matrix's seed
-    std::uint64_t row_seed = 0, col_seed = 0;  // scaled: exponents of A's rows, B's columns (C0 uses both)
+    std::uint64_t row_seed = 0, col_seed = 0;  // scaled: exponents of op(A)'s rows, op(B)'s columns (C0: both)
+    // A or B stored transposed (Op::kT): A as K x M, B as N x K. The distributions are defined on
+    // op(A) and op(B), so a value that depends on where an element lies follows the transpose.
+    bool transposed = false;
 };
 
 constexpr FillSpec fill_spec(Distribution d, Operand which, int M, int N, int K, int ld, std::size_t offset,
-                             std::uint64_t seed) {
+                             std::uint64_t seed, bool transposed = false) {
     return {d,
             which,
             M,
@@ -113,7 +118,8 @@ constexpr FillSpec fill_spec(Distribution d, Operand which, int M, int N, int K,
             offset,
             matrix_seed(seed, M, N, K, static_cast<int>(which)),
             matrix_seed(seed, M, N, K, 3),
-            matrix_seed(seed, M, N, K, 4)};
+            matrix_seed(seed, M, N, K, 4),
+            transposed};
 }
 
 namespace detail {
@@ -163,11 +169,18 @@ SGEMM_HOST_DEVICE inline bool is_special(std::uint64_t seed, long long line, lon
 SGEMM_HOST_DEVICE inline float element_value(const FillSpec& f, std::size_t i) {
     const std::uint64_t h = splitmix64(f.seed ^ splitmix64(i));
     const float u = detail::uniform(h);
-    // Where i lies: row and column relative to the view (the offset before it is row -1).
+    // Where i lies: row and column relative to the stored view (the offset before it is row -1), and
+    // (row, col) of op(X), which the distributions are defined on: op(A) is M x K, op(B) K x N (outside
+    // the view, the stored pair swapped: padding and guard only need values of the same kind).
     const long long rel = static_cast<long long>(i) - static_cast<long long>(f.offset);
-    const long long row = rel >= 0 ? rel / f.ld : -((-rel + f.ld - 1) / f.ld), col = rel - row * f.ld;
+    const long long stored_row = rel >= 0 ? rel / f.ld : -((-rel + f.ld - 1) / f.ld);
+    const long long stored_col = rel - stored_row * f.ld;
+    const long long row = f.transposed ? stored_col : stored_row, col = f.transposed ? stored_row : stored_col;
     const int rows = f.operand == Operand::kB ? f.K : f.M, cols = f.operand == Operand::kA ? f.K : f.N;
-    const bool inside = row >= 0 && row < rows && col < cols;
+    const bool inside = f.transposed ? stored_row >= 0 && stored_row < cols && stored_col < rows
+                                     : stored_row >= 0 && stored_row < rows && stored_col < cols;
+    // The element of the stored buffer one step back along op(X)'s rows (row - 1) or columns (col - 1).
+    const std::size_t row_step = f.transposed ? 1 : f.ld, col_step = f.transposed ? f.ld : 1;
     switch (f.distribution) {
         case Distribution::kUniform: return u;
         case Distribution::kPositive: return u < 0 ? -u : u;
@@ -190,9 +203,9 @@ SGEMM_HOST_DEVICE inline float element_value(const FillSpec& f, std::size_t i) {
         case Distribution::kCancel:
             // Pairs (k, k + 1), k even: A(i, k+1) = A(i, k) and B(k+1, j) = -B(k, j) + delta.
             if (f.operand == Operand::kA && inside && col % 2 == 1)
-                return detail::uniform(splitmix64(f.seed ^ splitmix64(i - 1)));
+                return detail::uniform(splitmix64(f.seed ^ splitmix64(i - col_step)));
             if (f.operand == Operand::kB && inside && row % 2 == 1) {
-                const float b_k = detail::uniform(splitmix64(f.seed ^ splitmix64(i - f.ld)));
+                const float b_k = detail::uniform(splitmix64(f.seed ^ splitmix64(i - row_step)));
                 return static_cast<float>(-static_cast<double>(b_k) + static_cast<double>(u) * (1.0 / 4096.0));
             }
             return f.operand == Operand::kC0 ? u * (1.0f / 4096.0f) : u;

@@ -54,6 +54,7 @@ Result base_result(const KernelInfo& k, const Size& s, const GemmArgs& args, Dis
     r.name = k.name;
     r.M = s.M, r.N = s.N, r.K = s.K;
     r.init = to_string(init);
+    r.layout = layout_name(args);
     r.precision = to_string(k.spec.precision);
     r.config = k.describe(args);
     // The roof belongs to the shape, so an N/A row has it too; its pct_roof stays empty.
@@ -176,7 +177,8 @@ int run(int argc, char** argv) {
     }
     const auto kernels = select_kernels(opt.kernels);
     if (opt.sizes.empty()) opt.sizes.push_back({4096, 4096, 4096});
-    for (const Size& s : opt.sizes) check_leading_dimensions(s, opt.ld_pad);  // the default size too
+    for (const Size& s : opt.sizes)  // the default size too
+        for (const Ops l : opt.layouts) check_leading_dimensions(s, opt.ld_pad, l);
     refuse_tf32_override();
     const KernelInfo* cublas = find_kernel("0");
     if (!cublas) throw std::logic_error("cuBLAS (kernel 0) is not registered");
@@ -188,27 +190,36 @@ int run(int argc, char** argv) {
     report.device = query_device(opt.device);
     report.settings = {opt.alpha, opt.beta,   opt.warmup, opt.reps, opt.seed, opt.hot_l2 ? "hot" : "flushed",
                        opt.check, opt.ld_pad, opt.offset, {}};
-    std::string inits;
+    std::string inits, layouts_text;
     for (const Distribution d : opt.inits) {
         report.settings.init.emplace_back(to_string(d));
         inits += (inits.empty() ? "" : ", ") + std::string(to_string(d));
     }
+    report.settings.layouts.clear();
+    std::vector<Layout> layouts;
+    for (const Ops ops : opt.layouts) {
+        report.settings.layouts.push_back(layout_name(ops.a, ops.b));
+        layouts_text += (layouts_text.empty() ? "" : ", ") + report.settings.layouts.back();
+        layouts.push_back({opt.ld_pad, opt.offset, ops.a, ops.b});
+    }
     const int cc = compute_capability(opt.device);
-    const Layout layout{opt.ld_pad, opt.offset};
     std::printf("%s", device_header(report.device).c_str());
     std::printf("build %s%s, %s, sm %s\n", report.build.git_commit.substr(0, 12).c_str(),
                 report.build.git_dirty ? " (dirty)" : "", report.build.build_type.c_str(),
                 report.build.cuda_architectures.c_str());
-    std::printf("alpha %g, beta %g, inputs %s, %d warm-up + %d timed launches (median), L2 %s, %s\n", opt.alpha,
-                opt.beta, inits.c_str(), opt.warmup, opt.reps,
+    std::printf("alpha %g, beta %g, inputs %s, layouts %s, %d warm-up + %d timed launches (median), L2 %s, %s\n",
+                opt.alpha, opt.beta, inits.c_str(), layouts_text.c_str(), opt.warmup, opt.reps,
                 opt.hot_l2 ? "hot (back-to-back)" : "flushed before each launch",
                 opt.check ? "checked against float64" : "NOT checked (--no-check)");
     if (opt.ld_pad || opt.offset)
-        std::printf("views: lda = K + %d, ldb = ldc = N + %d, A, B, C start %d float(s) after an aligned allocation\n",
-                    opt.ld_pad, opt.ld_pad, opt.offset);
+        std::printf(
+            "views: lda = K + %d (M + %d with A transposed), ldb = N + %d (K + %d with B transposed), ldc = "
+            "N + %d, A, B, C start %d float(s) after an aligned allocation\n",
+            opt.ld_pad, opt.ld_pad, opt.ld_pad, opt.ld_pad, opt.ld_pad, opt.offset);
 
-    // Every size, before any work: fits in memory with the largest workspace a runnable kernel asks for.
-    auto workspace_for = [&](const Size& s) {
+    // Every size and layout, before any work: fits in memory with the largest workspace a runnable kernel
+    // asks for.
+    auto workspace_for = [&](const Size& s, const Layout& layout) {
         const GemmArgs args = Problem::args_for(s, opt.alpha, opt.beta, layout);
         std::size_t bytes = 0;
         for (const KernelInfo* k : kernels) {
@@ -219,7 +230,8 @@ int run(int argc, char** argv) {
         }
         return bytes;
     };
-    for (const Size& s : opt.sizes) Problem::ensure_fits(s, opt.check, layout, workspace_for(s));
+    for (const Size& s : opt.sizes)
+        for (const Layout& layout : layouts) Problem::ensure_fits(s, opt.check, layout, workspace_for(s, layout));
     // Once every size is known to fit (one that does not exits 2 before any GPU work) and before any problem
     // is allocated: the copy takes up to half of the free memory for a moment.
     if (opt.roofline) report.roofline = measure_roofline(report.device, cc);
@@ -227,34 +239,36 @@ int run(int argc, char** argv) {
 
     bool all_pass = true;
     for (const Size& s : opt.sizes)
-        for (const Distribution init : opt.inits) {
-            Problem problem(s, opt.alpha, opt.beta, opt.seed, opt.check, layout, workspace_for(s), init);
-            const GemmArgs& args = problem.args();
-            if (const std::string bad = validate(args); !bad.empty())
-                throw std::logic_error("sgemm_runner built an invalid GEMM call: " + bad);
-            std::printf("\nM=%d N=%d K=%d, inputs %s  (%s)\n%s", s.M, s.N, s.K, std::string(to_string(init)).c_str(),
-                        pass_rule(init, opt.alpha, opt.beta, s.K).c_str(), table_header().c_str());
-            const Result base = measure(problem, *cublas, launcher_of(*cublas, args),
-                                        base_result(*cublas, s, args, init, report.roofline), opt, 0);
-            print_row(base, opt);
-            report.results.push_back(base);
-            all_pass &= base.status != "FAIL";
-            for (const KernelInfo* k : kernels) {
-                Result r = base_result(*k, s, args, init, report.roofline);
-                if (const std::string why = not_runnable(*k, cc, args); !why.empty()) {
-                    r.status = "N/A";  // does not count as a failure: the kernel was never launched
-                    r.not_run_reason = why;
-                } else {
-                    r = measure(problem, *k, launcher_of(*k, args), r, opt, base.median_ms);
-                    r.cublas_rel_err = base.rel_err;
-                    all_pass &= r.status != "FAIL";
+        for (const Distribution init : opt.inits)
+            for (const Layout& layout : layouts) {
+                Problem problem(s, opt.alpha, opt.beta, opt.seed, opt.check, layout, workspace_for(s, layout), init);
+                const GemmArgs& args = problem.args();
+                if (const std::string bad = validate(args); !bad.empty())
+                    throw std::logic_error("sgemm_runner built an invalid GEMM call: " + bad);
+                std::printf("\nM=%d N=%d K=%d, layout %s, inputs %s  (%s)\n%s", s.M, s.N, s.K,
+                            layout_name(args).c_str(), std::string(to_string(init)).c_str(),
+                            pass_rule(init, opt.alpha, opt.beta, s.K).c_str(), table_header().c_str());
+                const Result base = measure(problem, *cublas, launcher_of(*cublas, args),
+                                            base_result(*cublas, s, args, init, report.roofline), opt, 0);
+                print_row(base, opt);
+                report.results.push_back(base);
+                all_pass &= base.status != "FAIL";
+                for (const KernelInfo* k : kernels) {
+                    Result r = base_result(*k, s, args, init, report.roofline);
+                    if (const std::string why = not_runnable(*k, cc, args); !why.empty()) {
+                        r.status = "N/A";  // does not count as a failure: the kernel was never launched
+                        r.not_run_reason = why;
+                    } else {
+                        r = measure(problem, *k, launcher_of(*k, args), r, opt, base.median_ms);
+                        r.cublas_rel_err = base.rel_err;
+                        all_pass &= r.status != "FAIL";
+                    }
+                    print_row(r, opt);
+                    report.results.push_back(r);
+                    if (opt.tune && k->spec.candidates && r.status != "N/A")
+                        tune(problem, *k, opt, base.median_ms, report, all_pass);
                 }
-                print_row(r, opt);
-                report.results.push_back(r);
-                if (opt.tune && k->spec.candidates && r.status != "N/A")
-                    tune(problem, *k, opt, base.median_ms, report, all_pass);
             }
-        }
     if (!opt.json.empty()) {
         std::ofstream out(opt.json);
         out << to_json(report).dump(2) << '\n';

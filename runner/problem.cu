@@ -140,12 +140,14 @@ struct Extents {  // elements of each whole buffer (offset + rows * ld + guard),
 };
 
 Extents extents(Size s, Layout l) {
+    // Stored shapes (registry.h): A M x K or, transposed, K x M; B K x N or N x K.
+    const bool ta = l.op_a == Op::kT, tb = l.op_b == Op::kT;
     Extents e;
-    e.lda = s.K + l.ld_pad;
-    e.ldb = s.N + l.ld_pad;
+    e.lda = (ta ? s.M : s.K) + l.ld_pad;
+    e.ldb = (tb ? s.K : s.N) + l.ld_pad;
     e.ldc = s.N + l.ld_pad;
-    e.a = l.offset + elems(s.M, e.lda) + kGuard;
-    e.b = l.offset + elems(s.K, e.ldb) + kGuard;
+    e.a = l.offset + elems(ta ? s.K : s.M, e.lda) + kGuard;
+    e.b = l.offset + elems(tb ? s.N : s.K, e.ldb) + kGuard;
     e.c = l.offset + elems(s.M, e.ldc) + kGuard;
     e.mn = elems(s.M, s.N);
     return e;
@@ -202,7 +204,8 @@ namespace {
 // The GEMM call on the views into buffers that start at A, B and C.
 GemmArgs view_args(Size s, float alpha, float beta, Layout layout, float* A, float* B, float* C) {
     const Extents e = extents(s, layout);
-    return {s.M, s.N, s.K, alpha, beta, A + layout.offset, e.lda, B + layout.offset, e.ldb, C + layout.offset, e.ldc};
+    const int o = layout.offset;
+    return {s.M, s.N, s.K, alpha, beta, A + o, e.lda, B + o, e.ldb, C + o, e.ldc, layout.op_a, layout.op_b};
 }
 }  // namespace
 
@@ -229,14 +232,15 @@ Problem::Problem(Size size, float alpha, float beta, std::uint64_t seed, bool wi
     args_ = view_args(size, alpha, beta, layout, A_.get(), B_.get(), C_.get());
     // The whole buffers are random, padding and guard included: a kernel that reads padding as
     // if it were data gets a wrong result.
-    for (const auto& [buffer, which, ld] : {std::tuple{&A_, Operand::kA, e.lda}, std::tuple{&B_, Operand::kB, e.ldb},
-                                            std::tuple{&C0_, Operand::kC0, e.ldc}})
+    for (const auto& [buffer, which, ld, transposed] :
+         {std::tuple{&A_, Operand::kA, e.lda, layout.op_a == Op::kT},
+          std::tuple{&B_, Operand::kB, e.ldb, layout.op_b == Op::kT}, std::tuple{&C0_, Operand::kC0, e.ldc, false}})
         fill_buffer(buffer->get(), buffer->size(),
-                    fill_spec(init, which, size.M, size.N, size.K, ld, layout.offset, seed), stream_);
+                    fill_spec(init, which, size.M, size.N, size.K, ld, layout.offset, seed, transposed), stream_);
 
     // [doc:reference]
     if (with_reference) {
-        // R = alpha A B + beta C0 and Rabs = |alpha||A||B| + |beta||C0| in float64
+        // R = alpha op(A) op(B) + beta C0 and Rabs = |alpha||op(A)||op(B)| + |beta||C0| in float64
         // (cuBLAS DGEMM on upcast inputs: exact inputs, ~1e-16 rounding), dense M x N. Inf and NaN
         // inputs (--init special) reach R through plain arithmetic; with alpha = 0, BLAS allows
         // DGEMM not to read A and B at all.
@@ -253,17 +257,17 @@ Problem::Problem(Size size, float alpha, float beta, std::uint64_t seed, bool wi
             check(cudaGetLastError());
             const double a = absolute ? std::fabs(double(alpha)) : double(alpha);
             const double b = absolute ? std::fabs(double(beta)) : double(beta);
-            // Row-major through column-major cuBLAS: C^T = B^T A^T (see kernels/00_cublas.cu). In pieces
-            // (common/cublas_pieces.h) of rows of R, whose rows span A's and R's (leading dimension N),
-            // and of K, whose slices span B's rows.
-            for_each_gemm_piece(size.M, size.N, size.K, std::max<long long>(e.lda, size.N), e.ldb,
-                                [&](const GemmPiece& p) {
-                                    const double b0 = p.k0 == 0 ? b : 1.0;  // later slices of K add to the first's
-                                    check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &a,
-                                                      Bd.get() + layout.offset + p.k0 * e.ldb + p.n0, e.ldb,
-                                                      Ad.get() + layout.offset + p.m0 * e.lda + p.k0, e.lda, &b0,
-                                                      out + p.m0 * size.N + p.n0, size.N));
-                                });
+            // Row-major through column-major cuBLAS: C^T = op(B)^T op(A)^T, in the layout's operations (see
+            // kernels/00_cublas.cu). In pieces (common/cublas_pieces.h) of rows and columns of R (leading
+            // dimension N) and of K, each within 2^30 elements of every operand whatever the layout.
+            const PiecePitches pitches = gemm_pitches(layout.op_a, e.lda, layout.op_b, e.ldb, size.N);
+            for_each_gemm_piece(size.M, size.N, size.K, pitches, [&](const GemmPiece& p) {
+                const double b0 = p.k0 == 0 ? b : 1.0;  // later slices of K add to the first's
+                check(cublasDgemm(h, cublas_op(layout.op_b), cublas_op(layout.op_a), p.n, p.m, p.k, &a,
+                                  Bd.get() + layout.offset + b_offset(layout.op_b, e.ldb, p.n0, p.k0), e.ldb,
+                                  Ad.get() + layout.offset + a_offset(layout.op_a, e.lda, p.m0, p.k0), e.lda, &b0,
+                                  out + p.m0 * size.N + p.n0, size.N));
+            });
         };
         dgemm(false, R_.get());
         dgemm(true, Rabs_.get());

@@ -24,11 +24,13 @@ struct DoesNotFitError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// How A, B and C lie in their buffers: leading dimensions K + ld_pad, N + ld_pad, N + ld_pad,
+// How A, B and C lie in their buffers: A stored M x K (op_a kN) or K x M (kT), B stored K x N (op_b
+// kN) or N x K (kT), C M x N, each row padded by ld_pad floats (lda = K + ld_pad or M + ld_pad, ...)
 // and each matrix starting `offset` floats after an aligned (cudaMalloc) allocation.
 struct Layout {
     int ld_pad = 0;
     int offset = 0;
+    Op op_a = Op::kN, op_b = Op::kN;
     friend bool operator==(const Layout&, const Layout&) = default;
 };
 

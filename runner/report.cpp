@@ -16,13 +16,13 @@ void get_optional(const nlohmann::json& j, const char* key, std::optional<T>& fi
 }  // namespace
 
 // Every key is required when reading (a malformed file throws), except the fields that
-// schema sgemm-steps/2, --init and the roofline added, which default (older files stay readable).
+// schema sgemm-steps/2, --init, the roofline and --layout added, which default (older files stay readable).
 // The device block's theoretical rates are such fields: Report's to_json and report_from_json add them.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceInfo, index, name, compute_capability, sm_count, sm_clock_max_mhz,
                                    mem_clock_max_mhz, sm_clock_now_mhz, mem_clock_now_mhz, mem_bus_bits, l2_bytes,
                                    global_mem_bytes, driver_version, cuda_driver, cuda_runtime, cublas)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Settings, alpha, beta, warmup, reps, seed, l2, check, ld_pad, offset,
-                                                init)
+                                                init, layouts)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, git_commit, git_dirty, build_type, cuda_architectures, cuda_compiler,
                                    cxx_compiler, tuning)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Roofline, dram_gbs_measured, copy_bytes, method, ffma_peak_tflops, fp32_lanes_per_sm)
@@ -60,7 +60,8 @@ void to_json(nlohmann::json& j, const Result& r) {
          {"inexact", r.inexact},
          {"roof_ms", r.roof_ms},
          {"pct_roof", r.pct_roof},
-         {"roof_bound", r.roof_bound}};
+         {"roof_bound", r.roof_bound},
+         {"layout", r.layout}};
 }
 
 void from_json(const nlohmann::json& j, Result& r) {
@@ -100,6 +101,7 @@ void from_json(const nlohmann::json& j, Result& r) {
     get_optional(j, "roof_ms", r.roof_ms);
     get_optional(j, "pct_roof", r.pct_roof);
     get_optional(j, "roof_bound", r.roof_bound);
+    r.layout = j.value("layout", defaults.layout);
 }
 
 nlohmann::json to_json(const Report& r) {

@@ -1,4 +1,4 @@
-// Results of a run: the device, the settings and one row per (kernel, size);
+// Results of a run: the device, the settings and one row per (kernel, size, distribution, layout);
 // printed as a table and written as JSON (docs/json-format.md).
 #pragma once
 
@@ -70,9 +70,10 @@ struct Settings {
     std::uint64_t seed = 0;
     std::string l2 = "flushed";  // or "hot"
     bool check = true;
-    int ld_pad = 0;  // lda = K + ld_pad, ldb = ldc = N + ld_pad
+    int ld_pad = 0;  // lda = K + ld_pad, ldb = ldc = N + ld_pad (M, K for A, B transposed)
     int offset = 0;  // floats between an aligned allocation and A, B, C
     std::vector<std::string> init{"uniform"};  // the input distributions (--init), in the order run
+    std::vector<std::string> layouts{"NN"};    // the layouts (--layout), "NN", "NT", "TN", "TT", in the order run
     friend bool operator==(const Settings&, const Settings&) = default;
 };
 
@@ -113,6 +114,7 @@ struct Result {
     // pct_roof = 100 roof_ms / median_ms, empty on N/A rows.
     std::optional<double> roof_ms, pct_roof;
     std::optional<std::string> roof_bound;  // "flop" or "dram"
+    std::string layout = "NN";              // op(A) then op(B) (--layout): "NN", "NT", "TN" or "TT"
     friend bool operator==(const Result&, const Result&) = default;
 };
 

@@ -24,7 +24,7 @@ double normwise_bound(int K);
 double tf32_normwise_bound(int K);
 
 // The rigorous componentwise bound factor gamma_{K+2} = (K+2)u / (1 - (K+2)u):
-// |C_ij - R_ij| <= gamma * (|alpha| (|A||B|)_ij + |beta| |C0_ij|) for ANY
+// |C_ij - R_ij| <= gamma * (|alpha| (|op(A)||op(B)|)_ij + |beta| |C0_ij|) for ANY
 // summation order (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3).
 double componentwise_gamma(int K);
 
@@ -34,7 +34,7 @@ double componentwise_gamma(int K);
 struct ErrorStats {
     double sum_sq_diff = 0;         // sum (C - R)^2 over elements where both are finite
     double sum_sq_ref = 0;          // sum R^2 over finite R
-    double sum_sq_abs_ref = 0;      // sum Rabs^2 over finite R, Rabs = |alpha||A||B| + |beta||C0|
+    double sum_sq_abs_ref = 0;      // sum Rabs^2 over finite R, Rabs = |alpha||op(A)||op(B)| + |beta||C0|
     std::uint64_t nonfinite = 0;    // NaN or Inf elements of C where R is finite (unwritten elements stay NaN)
     std::uint64_t violations = 0;   // elements outside the componentwise bound
     std::uint64_t missed_nonfinite = 0;  // finite elements of C where R is NaN or Inf

@@ -36,12 +36,13 @@ check_runner() {
     [[ -f "$1" && -x "$1" ]] || die 2 "runner not found or not executable: $1 (build it first, or pass --runner PATH)"
 }
 
-# list_kernels RUNNER [KEYS]: one line "NUMBER NAME LABEL TUNING FUNCTIONS GEMM_FUNCTION" per kernel
+# list_kernels RUNNER [KEYS]: one line "NUMBER NAME LABEL TUNING FUNCTIONS GEMM_FUNCTION LAUNCHED" per kernel
 # that KEYS (--kernel's grammar: numbers, names, NN_name, comma lists, all; default all) selects,
 # in registry order, from the runner's own resolver: `RUNNER --list --kernel KEYS --json -`.
 # TUNING: 1 for a tuning variant (-DSGEMM_TUNING=ON builds), else 0. FUNCTIONS: the sgemm_NN_ prefix of
 # the kernel's __global__ functions; GEMM_FUNCTION: the one that computes the product, for a kernel
-# that launches pre-pass kernels first; '-' for none (cuBLAS has no functions of ours). Exits 2 where
+# that launches pre-pass kernels first; LAUNCHED: FUNCTIONS and the prefixes of the steps it composes,
+# comma-separated; '-' for none (cuBLAS has no functions of ours). Exits 2 where
 # the runner refuses KEYS (its message, with the valid kernels, is on stderr) or lists nothing.
 list_kernels() {
     local runner=$1 keys=${2-all} out rc=0
@@ -52,7 +53,7 @@ list_kernels() {
 import json, sys
 for k in json.load(sys.stdin)["kernels"]:
     print(k["number"], k["name"], k["label"], int(k["tuning_variant"]), k["functions"] or "-",
-          k["gemm_function"] or "-")' <<<"$out") ||
+          k["gemm_function"] or "-", ",".join(k["launched_functions"]) or "-")' <<<"$out") ||
         die 2 "'$runner --list --kernel $keys --json -' printed no registry JSON this script can read"
     [[ -n $out ]] || die 2 "'$runner --list --kernel $keys --json -' listed no kernels"
     echo "$out"

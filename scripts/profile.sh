@@ -82,7 +82,7 @@ check_runner "$RUNNER"
 RUNNER=$(cd "$(dirname "$RUNNER")" && pwd)/$(basename "$RUNNER")
 KLIST=$(list_kernels "$RUNNER" "$KERNEL") || exit 2
 [[ $KLIST != *$'\n'* ]] || die 2 "'$KERNEL' names several kernels; profile one at a time"
-read -r KNUM _ LABEL _ FUNCTIONS GEMM_FUNCTION <<<"$KLIST"
+read -r KNUM _ LABEL _ FUNCTIONS GEMM_FUNCTION _ <<<"$KLIST"
 if [[ -z $REGEX ]]; then
     if [[ $GEMM_FUNCTION != - ]]; then
         REGEX="$GEMM_FUNCTION(\$|[^_a-z0-9])"  # the GEMM, not its pre-passes (its name goes on with '_')

@@ -18,12 +18,13 @@ Runs compute-sanitizer on every registered kernel (from 'sgemm_runner --list --j
 included; tuning variants only when named in --kernels), one runner invocation per tool, kernel
 and shape, each as
 
-  compute-sanitizer --tool TOOL --error-exitcode 9 sgemm_runner --kernel N --size M,N,K --warmup 0 --reps 1
+  compute-sanitizer --tool TOOL --error-exitcode 9 sgemm_runner --kernel N --size M,N,K --layout all --warmup 0 --reps 1
 
   memcheck             all kernels, shapes ${MEMCHECK_SHAPES[*]}
   racecheck, synccheck every kernel but cuBLAS, shapes ${RACE_SHAPES[*]}, instrumenting only the
                        kernel under test (--kernel-name kns=PREFIX, the sgemm_NN_ prefix of its
-                       __global__ functions in the registry)
+                       __global__ functions in the registry; one run per prefix for a kernel that
+                       launches other steps' kernels: launched_functions)
 
 The runner's own correctness check stays on, so a wrong result fails the run too.
 Prints one line per run (tool, kernel, shape, OK/FAIL, or N/A where the runner did not launch the
@@ -106,7 +107,7 @@ run_one() {
     local log rc verdict
     log="$LOG_DIR/${tool}_${lbl}_${shape//,/x}.log"
     local cmd=("$SAN" --tool "$tool" --error-exitcode 9 "$@"
-               "$RUNNER" --kernel "$number" --size "$shape" --warmup 0 --reps 1)
+               "$RUNNER" --kernel "$number" --size "$shape" --layout all --warmup 0 --reps 1)
     if ((DRY_RUN)); then
         printf '%-10s %-24s %-12s ' "$tool" "$lbl" "${shape//,/x}"
         printf '%q ' "${cmd[@]}"
@@ -131,9 +132,10 @@ run_one() {
         verdict="FAIL (compute-sanitizer found errors)"
     fi
     # A kernel the runner did not launch (N/A: one that needs sm_90a on a GPU of compute capability
-    # other than 9.0, a shape its can_implement refuses) was not checked: say so rather than OK.
+    # other than 9.0, a shape its can_implement refuses) was not checked: say so rather than OK. Every
+    # layout runs (a kernel that takes only NN is N/A in the others, which is no reason to say N/A).
     local reason
-    reason=$(sed -nE "s/^ *$number +$name .* N\/A \((.*)\) *\$/\1/p" "$log" | head -1)
+    reason=$(sed -nE "s/^ *$number +$name .* N\/A \((.*)\) *\$/\1/p" "$log" | grep -v '^NN only$' | head -1)
     if [[ $verdict == OK && -n $reason ]]; then
         verdict="N/A (not launched: $reason)"
     fi
@@ -149,16 +151,19 @@ run_one() {
 }
 
 ((DRY_RUN)) || echo "$PROG: $(basename "$SAN"), runner $RUNNER, logs in $LOG_DIR" >&2
-while read -r number name lbl _ functions _; do
+while read -r number name lbl _ functions _ launched; do
     for shape in "${MEMCHECK_SHAPES[@]}"; do
         run_one memcheck "$number" "$name" "$lbl" "$shape"
     done
     # Ours only (cuBLAS has no functions of ours), instrumenting only the kernel under test: its
-    # __global__ functions, a tuning variant's being its step's.
+    # __global__ functions, a tuning variant's being its step's, and those of the steps it composes,
+    # one prefix per run (a kernel-name filter takes one substring).
     [[ $functions != - ]] || continue
-    for tool in racecheck synccheck; do
-        for shape in "${RACE_SHAPES[@]}"; do
-            run_one "$tool" "$number" "$name" "$lbl" "$shape" --kernel-name "kns=$functions"
+    for prefix in ${launched//,/ }; do
+        for tool in racecheck synccheck; do
+            for shape in "${RACE_SHAPES[@]}"; do
+                run_one "$tool" "$number" "$name" "$lbl" "$shape" --kernel-name "kns=$prefix"
+            done
         done
     done
 done <<<"$KLIST"

@@ -36,6 +36,13 @@ HEADLINE = (4096, 4096, 4096)
 
 CUBLAS = 0  # the registry's number for cuBLAS, the reference every step is timed against
 
+DEFAULT_LAYOUT = "NN"  # op(A) then op(B): the runner's default --layout, and that of rows without "layout"
+
+
+def layout_of(row: dict) -> str:
+    """A result row's layout ("NN", "NT", "TN", "TT"); NN in files from before --layout."""
+    return row.get("layout") or DEFAULT_LAYOUT
+
 
 class ResultsError(Exception):
     """Bad input: a missing, malformed or inconsistent results file or argument."""

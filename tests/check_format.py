@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails when a C++/CUDA source of the project differs from what .clang-format makes of it (run by CTest).
 
-Checks every *.cu, *.cuh, *.h and *.cpp under kernels/, runner/ and tests/ that git tracks or would
+Checks every *.cu, *.cuh, *.h and *.cpp under kernels/, runner/, tests/, include/ and examples/ that git tracks or would
 track (new files too; walks those folders when this is not a git checkout) with the clang-format
 release pinned in
 scripts/requirements.txt: another release formats some constructs differently, so any other
@@ -24,7 +24,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-FOLDERS = ("kernels", "runner", "tests")
+FOLDERS = ("kernels", "runner", "tests", "include", "examples")
 SUFFIXES = (".cu", ".cuh", ".h", ".cpp")
 HOW_TO_GET = "run scripts/test (it installs the pinned clang-format of scripts/requirements.txt into BUILD/python)"
 

@@ -1,6 +1,7 @@
 // GPU tests: every registered kernel (picked up from the registry, so new steps
 // are covered automatically) on odd and tile-multiple shapes, three (alpha,
-// beta) pairs, beta = 0 with NaN in C, and every input distribution (--init).
+// beta) pairs, beta = 0 with NaN in C, and every input distribution (--init);
+// a kernel that takes every layout (spec.any_layout) in NN, NT, TN and TT.
 // Skipped, with a message, without a GPU.
 #include <gtest/gtest.h>
 
@@ -47,6 +48,15 @@ const Size kShapes[] = {{1, 1, 1},       {1, 1, 17},      {3, 5, 7},          {1
                         {64, 4096, 512}, {1, 4097, 300},  {1, 4096, 8192}};
 const std::pair<float, float> kScalars[] = {{1.0f, 0.0f}, {0.5f, 3.0f}, {-1.25f, 1.0f}};
 
+// The layouts `k` is tested in: all four where it takes every layout, NN alone otherwise.
+std::vector<Layout> layouts_of(const KernelInfo& k, int ld_pad = 0, int offset = 0) {
+    std::vector<Layout> out{{ld_pad, offset}};
+    if (k.spec.any_layout)
+        for (const auto& [a, b] : {std::pair{Op::kN, Op::kT}, std::pair{Op::kT, Op::kN}, std::pair{Op::kT, Op::kT}})
+            out.push_back({ld_pad, offset, a, b});
+    return out;
+}
+
 std::vector<const KernelInfo*> kernels_under_test() {
     std::vector<const KernelInfo*> out;
     for (const auto& k : registry()) out.push_back(&k);
@@ -87,17 +97,19 @@ TEST_P(Kernel, CorrectOnEveryShapeAndScalars) {
     const KernelInfo& k = *GetParam();
     SKIP_UNLESS_RUNNABLE(k);
     std::uint64_t seed = run_seed() ^ (std::uint64_t(k.spec.number) << 48);
-    for (const Size& s : kShapes)
-        for (const auto& [alpha, beta] : kScalars) {
-            SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " alpha " << alpha
-                                            << " beta " << beta << (beta == 0 ? " (C = NaN)" : "") << " seed " << seed);
-            Problem p(s, alpha, beta, seed++, /*with_reference=*/true);
-            check_one(k, p);
-        }
+    for (const Layout& layout : layouts_of(k))
+        for (const Size& s : kShapes)
+            for (const auto& [alpha, beta] : kScalars) {
+                SCOPED_TRACE(testing::Message() << k.label() << " " << layout_name(layout.op_a, layout.op_b) << " "
+                                                << s.M << "x" << s.N << "x" << s.K << " alpha " << alpha << " beta "
+                                                << beta << (beta == 0 ? " (C = NaN)" : "") << " seed " << seed);
+                Problem p(s, alpha, beta, seed++, /*with_reference=*/true, layout);
+                check_one(k, p);
+            }
 }
 
-// Strided and unaligned views: lda = K + P, ldb = ldc = N + P, and A, B, C one float off an
-// aligned allocation. Padding and guard elements of C must come back untouched.
+// Strided and unaligned views: lda = K + P, ldb = ldc = N + P (M + P, K + P for A, B transposed), and
+// A, B, C one float off an aligned allocation. Padding and guard elements of C must come back untouched.
 TEST_P(Kernel, CorrectOnPaddedAndUnalignedViews) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
@@ -108,14 +120,16 @@ TEST_P(Kernel, CorrectOnPaddedAndUnalignedViews) {
     int i = 0;
     for (const Size& s : shapes)
         for (int pad : {0, 1, 3})
-            for (int offset : {0, 1}) {
-                const auto [alpha, beta] = kScalars[i++ % 3];
-                SCOPED_TRACE(testing::Message()
-                             << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " ld pad " << pad << " offset "
-                             << offset << " alpha " << alpha << " beta " << beta << " seed " << seed);
-                Problem p(s, alpha, beta, seed++, true, Layout{pad, offset});
-                check_one(k, p);
-            }
+            for (int offset : {0, 1})
+                for (const Layout& layout : layouts_of(k, pad, offset)) {
+                    const auto [alpha, beta] = kScalars[i++ % 3];
+                    SCOPED_TRACE(testing::Message()
+                                 << k.label() << " " << layout_name(layout.op_a, layout.op_b) << " " << s.M << "x"
+                                 << s.N << "x" << s.K << " ld pad " << pad << " offset " << offset << " alpha " << alpha
+                                 << " beta " << beta << " seed " << seed);
+                    Problem p(s, alpha, beta, seed++, true, layout);
+                    check_one(k, p);
+                }
 }
 
 // More row (or column) tiles than a grid's y dimension holds: M > 65535 * 128.
@@ -203,16 +217,18 @@ TEST_P(KernelOnInputs, CorrectOnEveryDistribution) {
                           {{1000, 999, 997}, {3, 1}, true}, {{2200, 2100, 100}, {1, 1}, false}};
     std::uint64_t seed = run_seed() ^ (std::uint64_t(k.spec.number) << 48) ^ (std::uint64_t(init) << 40);
     for (const Case& c : cases)
-        for (const auto [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{2.0f, 0.5f}, std::pair{-1.25f, 0.75f}}) {
-            if (alpha == -1.25f && !c.third_pair) continue;
-            const Size& s = c.size;
-            SCOPED_TRACE(testing::Message()
-                         << k.label() << " --init " << to_string(init) << " " << s.M << "x" << s.N << "x" << s.K
-                         << " ld pad " << c.layout.ld_pad << " offset " << c.layout.offset << " alpha " << alpha
-                         << " beta " << beta << " seed " << seed);
-            Problem p(s, alpha, beta, seed++, true, c.layout, 0, init);
-            check_one(k, p);
-        }
+        for (const Layout& layout : layouts_of(k, c.layout.ld_pad, c.layout.offset))
+            for (const auto [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{2.0f, 0.5f}, std::pair{-1.25f, 0.75f}}) {
+                if (alpha == -1.25f && !c.third_pair) continue;
+                const Size& s = c.size;
+                SCOPED_TRACE(testing::Message()
+                             << k.label() << " --init " << to_string(init) << " "
+                             << layout_name(layout.op_a, layout.op_b) << " " << s.M << "x" << s.N << "x" << s.K
+                             << " ld pad " << layout.ld_pad << " offset " << layout.offset << " alpha " << alpha
+                             << " beta " << beta << " seed " << seed);
+                Problem p(s, alpha, beta, seed++, true, layout, 0, init);
+                check_one(k, p);
+            }
 }
 
 std::vector<Distribution> distributions_under_test() {
@@ -410,6 +426,28 @@ TEST_F(CheckCatches, LostOrAddedNonFinite) {
     EXPECT_TRUE(std::isnan(c.rel_err));
 }
 
+// The reference follows the layout: on a square problem (the same leading dimensions either way) a
+// product that reads a transposed operand as stored fails, and the right one passes.
+TEST_F(CheckCatches, OperandReadInTheWrongLayout) {
+    const KernelInfo* cublas = find_kernel("0");
+    ASSERT_NE(cublas, nullptr);
+    const Size s{96, 96, 96};
+    for (const auto& [op_a, op_b] : {std::pair{Op::kT, Op::kN}, std::pair{Op::kN, Op::kT}, std::pair{Op::kT, Op::kT}}) {
+        SCOPED_TRACE(layout_name(op_a, op_b));
+        Problem p(s, 1.0f, 0.0f, run_seed(), true, Layout{0, 0, op_a, op_b});
+        p.run_once(*cublas);
+        EXPECT_TRUE(p.verify().pass) << describe(p.verify(), s.K);
+        const Launcher as_stored{[cublas](const GemmArgs& a, void* ws, cudaStream_t st) {
+                                     GemmArgs nn = a;
+                                     nn.op_a = nn.op_b = Op::kN;
+                                     cublas->spec.launch(nn, ws, st);
+                                 },
+                                 0};
+        p.run_once(as_stored);
+        EXPECT_FALSE(p.verify().pass) << "NN on the buffers of " << layout_name(op_a, op_b) << " passed";
+    }
+}
+
 // --init integers with power-of-two scalars: one element one ulp off, well inside the
 // componentwise bound, fails as inexact; with a scalar that is not a power of two it passes.
 TEST_F(CheckCatches, InexactIntegers) {
@@ -435,32 +473,39 @@ TEST_F(CheckCatches, InexactIntegers) {
 
 // The GPU fills every buffer with element_value(), padding and offset included, for every
 // distribution: the CPU tests of the distributions (test_verify.cpp) hold for the real inputs.
+// In every layout, A and B stored transposed included (rows of the stored view, fill_spec's transposed).
 TEST(GpuProblem, InputsAreElementValues) {
     SKIP_WITHOUT_GPU();
     const Size s{130, 70, 9};
-    const Layout layout{3, 1};
-    for (const DistributionInfo& d : kDistributions) {
-        const std::uint64_t seed = run_seed();
-        SCOPED_TRACE(testing::Message() << "--init " << d.name << " seed " << seed);
-        Problem p(s, 1.0f, 1.0f, seed, false, layout, 0, d.id);
-        p.reset_output();  // C = C0 (beta != 0)
-        p.synchronize_and_check();
-        const GemmArgs& g = p.args();
-        for (const auto& [view, which, rows, ld] :
-             {std::tuple{g.A, Operand::kA, s.M, g.lda}, std::tuple{g.B, Operand::kB, s.K, g.ldb},
-              std::tuple{static_cast<const float*>(g.C), Operand::kC0, s.M, g.ldc}}) {
-            // The buffer from its start (the offset before the view) to the end of the last row.
-            std::vector<float> got(layout.offset + std::size_t(rows) * ld);
-            check(cudaMemcpy(got.data(), view - layout.offset, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
-            const FillSpec spec = fill_spec(d.id, which, s.M, s.N, s.K, ld, layout.offset, seed);
-            std::size_t differ = 0;
-            for (std::size_t i = 0; i < got.size(); ++i) {
-                const float want = element_value(spec, i);
-                differ += std::memcmp(&want, &got[i], sizeof want) != 0;
+    for (const DistributionInfo& d : kDistributions)
+        for (const Op op_a : {Op::kN, Op::kT})
+            for (const Op op_b : {Op::kN, Op::kT}) {
+                const Layout layout{3, 1, op_a, op_b};
+                const std::uint64_t seed = run_seed();
+                SCOPED_TRACE(testing::Message()
+                             << "--init " << d.name << " " << layout_name(op_a, op_b) << " seed " << seed);
+                Problem p(s, 1.0f, 1.0f, seed, false, layout, 0, d.id);
+                p.reset_output();  // C = C0 (beta != 0)
+                p.synchronize_and_check();
+                const GemmArgs& g = p.args();
+                const bool ta = op_a == Op::kT, tb = op_b == Op::kT;
+                for (const auto& [view, which, rows, ld, transposed] :
+                     {std::tuple{g.A, Operand::kA, ta ? s.K : s.M, g.lda, ta},
+                      std::tuple{g.B, Operand::kB, tb ? s.N : s.K, g.ldb, tb},
+                      std::tuple{static_cast<const float*>(g.C), Operand::kC0, s.M, g.ldc, false}}) {
+                    // The buffer from its start (the offset before the view) to the end of the last row.
+                    std::vector<float> got(layout.offset + std::size_t(rows) * ld);
+                    check(cudaMemcpy(got.data(), view - layout.offset, got.size() * sizeof(float),
+                                     cudaMemcpyDeviceToHost));
+                    const FillSpec spec = fill_spec(d.id, which, s.M, s.N, s.K, ld, layout.offset, seed, transposed);
+                    std::size_t differ = 0;
+                    for (std::size_t i = 0; i < got.size(); ++i) {
+                        const float want = element_value(spec, i);
+                        differ += std::memcmp(&want, &got[i], sizeof want) != 0;
+                    }
+                    EXPECT_EQ(differ, 0u) << "operand " << static_cast<int>(which);
+                }
             }
-            EXPECT_EQ(differ, 0u) << "operand " << static_cast<int>(which);
-        }
-    }
 }
 
 TEST(GpuProblem, RefusesWhatDoesNotFit) {

@@ -202,7 +202,8 @@ TEST(CublasPieces, CoverTheGemmOnceWithinTheLimit) {
         SCOPED_TRACE(testing::Message() << c.M << "x" << c.N << "x" << c.K << " row pitch " << c.row_pitch
                                         << " k pitch " << c.k_pitch);
         long long m_next = 0, n_next = 0, k_next = 0, area = 0;
-        const long long pieces = for_each_gemm_piece(c.M, c.N, c.K, c.row_pitch, c.k_pitch, [&](const GemmPiece& p) {
+        const PiecePitches pitches{.rows = c.row_pitch, .k = c.k_pitch};
+        const long long pieces = for_each_gemm_piece(c.M, c.N, c.K, pitches, [&](const GemmPiece& p) {
             // Row-major order of pieces: K innermost, then columns, then rows.
             EXPECT_EQ(p.k0, k_next);
             if (p.k0 == 0) EXPECT_EQ(p.n0, n_next);
@@ -228,6 +229,71 @@ TEST(CublasPieces, CoverTheGemmOnceWithinTheLimit) {
     }
 }
 
+// Every layout, as cuBLAS reads the operands (column-major: ld times the columns a call spans; A
+// transposed spans K columns of lda, B as stored K of ldb): the reference's pieces, K cut as well, keep
+// each operand of each call within 2^30 elements; the baseline's, K whole, every operand whose span
+// does not grow with K. Each covers C once.
+TEST(CublasPieces, EveryLayoutKeepsEachOperandWithinTheLimit) {
+    const long long limit = kCublasPieceElements;
+    for (const Size& c : {Size{2147483647, 1, 1}, Size{1, 2147483647, 1}, Size{1, 1, 2147483647}, Size{65536, 65536, 3},
+                          Size{3, 65536, 65536}, Size{65536, 3, 65536}, Size{1000, 999, 998}})
+        for (const Op op_a : {Op::kN, Op::kT})
+            for (const Op op_b : {Op::kN, Op::kT})
+                for (const bool whole_k : {false, true}) {
+                    SCOPED_TRACE(testing::Message() << c.M << "x" << c.N << "x" << c.K << " " << layout_name(op_a, op_b)
+                                                    << (whole_k ? " K whole" : " K cut"));
+                    const long long lda = op_a == Op::kN ? c.K : c.M, ldb = op_b == Op::kN ? c.N : c.K, ldc = c.N;
+                    PiecePitches pitches = gemm_pitches(op_a, lda, op_b, ldb, ldc);
+                    if (whole_k) pitches.k = 0;
+                    long long area = 0;
+                    for_each_gemm_piece(c.M, c.N, c.K, pitches, [&](const GemmPiece& p) {
+                        const long long a_cols = op_a == Op::kN ? p.m : p.k, b_cols = op_b == Op::kN ? p.k : p.n;
+                        if (!(whole_k && op_a == Op::kT)) EXPECT_TRUE(a_cols == 1 || a_cols * lda <= limit) << a_cols;
+                        if (!(whole_k && op_b == Op::kN)) EXPECT_TRUE(b_cols == 1 || b_cols * ldb <= limit) << b_cols;
+                        EXPECT_TRUE(p.m == 1 || p.m * ldc <= limit);
+                        EXPECT_LE(p.n, limit);
+                        if (whole_k) EXPECT_EQ(p.k, c.K);
+                        if (p.k0 == 0) area += static_cast<long long>(p.m) * p.n;
+                    });
+                    EXPECT_EQ(area, static_cast<long long>(c.M) * c.N);
+                }
+}
+
+// Where a piece starts in each operand: (m, k) of op(A), (k, n) of op(B), as registry.h stores them.
+TEST(CublasPieces, OffsetsFollowTheLayout) {
+    EXPECT_EQ(a_offset(Op::kN, 10, 3, 4), 3 * 10 + 4);  // A M x K: row m
+    EXPECT_EQ(a_offset(Op::kT, 10, 3, 4), 4 * 10 + 3);  // A K x M: row k
+    EXPECT_EQ(b_offset(Op::kN, 10, 3, 4), 4 * 10 + 3);  // B K x N: row k
+    EXPECT_EQ(b_offset(Op::kT, 10, 3, 4), 3 * 10 + 4);  // B N x K: row n
+    EXPECT_EQ(cublas_op(Op::kN), CUBLAS_OP_N);
+    EXPECT_EQ(cublas_op(Op::kT), CUBLAS_OP_T);
+}
+
+// The baseline names its cuBLAS operations (B's first) and says where keeping K whole leaves a call
+// wider than the pieces bound: A transposed spans K rows of lda whatever piece of C a call computes.
+TEST(CublasPieces, BaselineDescribesItsOperationsAndWhatItCannotCut) {
+    const KernelInfo* cublas = find_kernel("cublas");
+    ASSERT_NE(cublas, nullptr);
+    alignas(256) static float x[64];
+    const GemmArgs nn{4096, 4096, 4096, 1, 0, x, 4096, x, 4096, x, 4096};
+    EXPECT_EQ(cublas->describe(nn), "cublasSgemm(OP_N, OP_N) on (B, A), CUBLAS_DEFAULT_MATH");
+    const GemmArgs nt{64, 32, 16, 1, 0, x, 16, x, 16, x, 32, Op::kN, Op::kT};
+    EXPECT_EQ(cublas->describe(nt), "cublasSgemm(OP_T, OP_N) on (B, A), CUBLAS_DEFAULT_MATH");
+    // TN, M = 2^16 = lda, K = 2^15: A spans 2^31 elements in every call, however C is cut.
+    const GemmArgs wide_a{65536, 3, 32768, 1, 0, x, 65536, x, 3, x, 3, Op::kT, Op::kN};
+    const std::string d = cublas->describe(wide_a);
+    EXPECT_NE(d.find("cublasSgemm(OP_N, OP_T)"), std::string::npos) << d;
+    EXPECT_NE(d.find("K kept whole: every call spans K rows of A, 2147483648 elements (cuBLAS fails from 2^31)"),
+              std::string::npos)
+        << d;
+    EXPECT_EQ(d.find("of at most 2^30"), std::string::npos) << d;
+    // The same shape NN is cut into pieces of rows of A that each stay within 2^30.
+    const GemmArgs tall{65536, 3, 32768, 1, 0, x, 32768, x, 3, x, 3};
+    EXPECT_NE(cublas->describe(tall).find("calls on pieces of C of at most 2^30 elements of an operand each"),
+              std::string::npos)
+        << cublas->describe(tall);
+}
+
 TEST(Registry, ValidateChecksTheGemmContract) {
     alignas(16) static float x[4];
     EXPECT_EQ(validate({4, 4, 4, 1, 0, x, 4, x, 4, x, 4}), "");
@@ -236,6 +302,69 @@ TEST(Registry, ValidateChecksTheGemmContract) {
     EXPECT_EQ(validate({4, 4, 4, 1, 0, x, 4, x, 4, x, 3}), "ldc must be at least N");
     EXPECT_EQ(validate({0, 4, 4, 1, 0, x, 4, x, 4, x, 4}), "M, N and K must be at least 1");
     EXPECT_EQ(validate({4, 4, 4, 1, 0, nullptr, 4, x, 4, x, 4}), "A, B and C must not be null");
+}
+
+// Leading dimensions by layout (registry.h): A's is at least K stored M x K, at least M stored K x M;
+// B's at least N stored K x N, at least K stored N x K. M = 2, N = 3, K = 5 tells them apart.
+TEST(Registry, ValidateChecksLeadingDimensionsByLayout) {
+    alignas(16) static float x[4];
+    auto args = [](Op a, Op b, int lda, int ldb) { return GemmArgs{2, 3, 5, 1, 0, x, lda, x, ldb, x, 3, a, b}; };
+    EXPECT_EQ(validate(args(Op::kN, Op::kN, 5, 3)), "");
+    EXPECT_EQ(validate(args(Op::kT, Op::kN, 2, 3)), "");
+    EXPECT_EQ(validate(args(Op::kN, Op::kT, 5, 5)), "");
+    EXPECT_EQ(validate(args(Op::kT, Op::kT, 2, 5)), "");
+    EXPECT_EQ(validate(args(Op::kN, Op::kN, 2, 3)), "lda must be at least K");  // M is enough only transposed
+    EXPECT_EQ(validate(args(Op::kT, Op::kN, 1, 3)), "lda must be at least M (A transposed)");
+    EXPECT_EQ(validate(args(Op::kN, Op::kN, 5, 2)), "ldb must be at least N");
+    EXPECT_EQ(validate(args(Op::kN, Op::kT, 5, 3)), "ldb must be at least K (B transposed)");  // N is not
+    EXPECT_EQ(validate(args(Op::kT, Op::kT, 2, 4)), "ldb must be at least K (B transposed)");
+}
+
+TEST(Registry, LayoutNames) {
+    EXPECT_EQ(layout_name(Op::kN, Op::kN), "NN");
+    EXPECT_EQ(layout_name(Op::kN, Op::kT), "NT");
+    EXPECT_EQ(layout_name(Op::kT, Op::kN), "TN");
+    EXPECT_EQ(layout_name(Op::kT, Op::kT), "TT");
+    alignas(16) static float x[4];
+    EXPECT_EQ(layout_name(GemmArgs{4, 4, 4, 1, 0, x, 4, x, 4, x, 4, Op::kT, Op::kN}), "TN");
+}
+
+// A kernel without any_layout is N/A ("NN only") on NT, TN and TT and takes NN; cuBLAS takes all four.
+// The listing says which kernels take every layout.
+TEST(Registry, NnOnlyKernelsRefuseOtherLayouts) {
+    alignas(256) static float x[64];
+    const KernelInfo* cublas = find_kernel("0");
+    ASSERT_NE(cublas, nullptr);
+    EXPECT_TRUE(cublas->spec.any_layout);
+    const nlohmann::json list = nlohmann::json::parse(kernel_list_json());
+    int nn_only = 0;
+    for (std::size_t i = 0; i < registry().size(); ++i) {
+        const KernelInfo& k = registry()[i];
+        SCOPED_TRACE(k.label());
+        EXPECT_EQ(list["kernels"][i]["any_layout"], k.spec.any_layout);
+        // M = 128, N = 256, K = 64 with the leading dimensions each layout needs.
+        for (const auto& [a, b] : {std::pair{Op::kN, Op::kT}, std::pair{Op::kT, Op::kN}, std::pair{Op::kT, Op::kT}}) {
+            const GemmArgs args{128, 256, 64, 1, 0, x, a == Op::kN ? 64 : 128, x, b == Op::kN ? 256 : 64, x, 256, a, b};
+            ASSERT_EQ(validate(args), "");
+            std::string why;
+            try {
+                why = k.can_implement(args);
+            } catch (const CudaError&) {
+                continue;  // a kernel that asks the GPU answers only where there is one
+            }
+            if (k.spec.any_layout)
+                EXPECT_NE(why, "NN only") << layout_name(a, b);
+            else
+                EXPECT_EQ(why, "NN only") << layout_name(a, b);
+        }
+        nn_only += !k.spec.any_layout;
+    }
+    EXPECT_GT(nn_only, 0) << "no NN-only kernel: the N/A path is untested";
+    EXPECT_EQ(cublas->can_implement({4, 4, 4, 1, 0, x, 4, x, 4, x, 4, Op::kT, Op::kT}), "");
+    std::istringstream lines(kernel_list({"0"}));
+    std::string line;
+    ASSERT_TRUE(std::getline(lines, line));
+    EXPECT_NE(line.find("[every layout]"), std::string::npos) << line;
 }
 
 TEST(Registry, ListJsonHasEveryKernel) {

@@ -30,6 +30,11 @@ if [[ -z ${label2:-} ]]; then
     echo "runner_cli: 0 passed, 1 failed"; exit 1
 fi
 all_steps=$(awk '{print $1}' <<<"$steps" | paste -sd,)
+# A step that computes NN only (N/A in the other layouts), "NUMBER NAME".
+read -r nn_n nn_name <<<"$("$runner" --list --json - | python3 -c '
+import json, sys
+k = next(k for k in json.load(sys.stdin)["kernels"] if k["number"] > 0 and not k.get("any_layout"))
+print(k["number"], k["name"])')"
 
 expect 0 '^ +0 +cublas +cuBLAS' -- --list
 expect 0 "^ +$n1 +$name1 " -- --list
@@ -92,6 +97,16 @@ expect 2 "unknown --init 'bogus'.*uniform, positive, wide" -- --init bogus --ker
 expect 2 "unknown --init 'Wide'" -- --init tiny,Wide
 expect 0 'integers: ' -- --help
 expect 2 'below 2\^31' -- --size 1,1,2147483647 --ld-pad 1
+# --layout: NN, NT, TN, TT, comma lists, all; anything else exits 2 before any GPU work.
+expect 2 "unknown --layout 'XX'.*NN, NT, TN, TT" -- --layout XX --kernel "$n1" --size 8,8,8
+expect 2 "unknown --layout 'nt'" -- --layout NN,nt
+expect 2 "unknown --layout ''" -- --layout NN,,TT
+expect 0 '--layout' -- --help
+# lda = M + pad with A transposed: the size NN takes is refused in TN.
+expect 2 'layout TN: .*below 2\^31' -- --size 2147483647,1,1 --ld-pad 1 --layout NN,TN
+expect 0 '^ +0 +cublas .*\[every layout\]' -- --list --kernel cublas --layout all
+expect 0 '"any_layout": true' -- --list --kernel cublas --json -
+expect 0 '"any_layout": false' -- --list --kernel "$nn_n" --json -
 expect 2 'below 2\^31' -- --ld-pad 2147483000
 expect 0 '"tuning_from": 100' -- --list --json -
 expect 0 "\"label\": \"$label2\"" -- --list --json -
@@ -101,6 +116,10 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
     expect 0 'views: lda = K \+ 3' -- --kernel all --size 37,41,43 --ld-pad 3 --offset 1 --reps 2 --warmup 0
     expect 0 'config: ' -- --kernel "$n2" --size 64,64,64 --verbose --reps 2 --warmup 0
     expect 0 'inputs special' -- --kernel "$all_steps" --size 130,70,9 --init special,integers --reps 1 --warmup 0
+    # Every layout: a table each, cuBLAS the baseline in each, an NN-only step N/A in the other three.
+    expect 0 'layout TT, inputs uniform' -- --kernel "$nn_n" --size 33,65,17 --layout all --reps 1 --warmup 0
+    expect 0 "$nn_name .*N/A \(NN only\)" -- --kernel "$nn_n" --size 33,65,17 --layout NT --reps 1 --warmup 0
+    expect 0 'ldb = N \+ 2 \(K \+ 2 with B transposed\)' -- --kernel all --size 37,41,43 --layout all --ld-pad 2 --offset 1 --reps 1 --warmup 0
     # The roofline: both rates once in the header, and the % roof column right after % cuBLAS.
     expect 0 '^roofline: FFMA [0-9.]+ TFLOP/s .*, DRAM [0-9.]+ TB/s measured' -- --kernel "$n1" --size 64,64,64 --reps 1 --warmup 0
     expect 0 '% cuBLAS +% roof +rel err' -- --kernel "$n1" --size 64,64,64 --reps 1 --warmup 0
@@ -112,6 +131,17 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1)); echo "FAIL: the JSON lacks the roofline (roofline.dram_gbs_measured, pct_roof)"
+    fi
+    # Each row records its layout; the settings the layouts run, in order.
+    expect 0 'wrote' -- --kernel "$nn_n" --size 8,8,8 --reps 1 --warmup 0 --layout TN,NN --json="$tmp/l.json"
+    got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["settings"]["layouts"], sorted({(r["layout"], r["kernel"], r["status"]) for r in d["results"]}))' "$tmp/l.json")
+    if [[ $got == "['TN', 'NN'] [('NN', 0, 'PASS'), ('NN', $nn_n, 'PASS'), ('TN', 0, 'PASS'), ('TN', $nn_n, 'N/A')]" ]]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "FAIL: --layout TN,NN: the JSON's layouts and rows are $got"
     fi
     if grep -Eq '"command": "[^"]*(^|[ =])/' "$tmp/r.json" || ! grep -Eq '"command": "[^/" ][^" ]*sgemm_runner' "$tmp/r.json"; then
         failed=$((failed + 1)); echo "FAIL: the JSON's command holds an absolute path: $(grep '"command"' "$tmp/r.json")"

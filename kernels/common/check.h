@@ -56,6 +56,13 @@ void allow_dynamic_smem(void (*kernel)(KernelArgs...), int bytes) {
     allow_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes);
 }
 
+// One attribute of a device (cudaDeviceGetAttribute, checked).
+inline int device_attribute(cudaDeviceAttr attr, int device) {
+    int value = 0;
+    check(cudaDeviceGetAttribute(&value, attr, device));
+    return value;
+}
+
 // A value made once for each CUDA device, on first use from that device (the current one):
 // e.g. a model of its attributes. `make(device)` runs at most once per device and call site: Make
 // must be a lambda (each lambda type has a cache of its own), and must not call back into the same

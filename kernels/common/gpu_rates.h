@@ -21,6 +21,14 @@ constexpr double ffma_peak_flops(int cc, int sms, double sm_clock_hz) {
     return 2.0 * fp32_lanes_per_sm(cc) * sms * sm_clock_hz;
 }
 
+// FLOP/s of the tensor cores on TF32 operands (dense, FP32 accumulation): 2 FLOP per FMA x FMA
+// per clock per SM x SMs x SM clock. Per SM and clock: 1024 TF32 FMA on sm_90 (H100 SXM: 495
+// TFLOP/s at 1830 MHz), 512 on sm_80 (A100: 156 TFLOP/s at 1410 MHz); 0 where not known here.
+constexpr double tf32_tensor_peak_flops(int cc, int sms, double sm_clock_hz) {
+    const int fma_per_clock = cc == 90 ? 1024 : cc == 80 ? 512 : 0;
+    return 2.0 * fma_per_clock * sms * sm_clock_hz;
+}
+
 // DRAM bytes/s from the memory clock and bus width as cudaDevAttrMemoryClockRate and
 // cudaDevAttrGlobalMemoryBusWidth report them: two transfers per reported clock (H100 SXM:
 // 2 x 2619 MHz x 5120 bits / 8 = 3.35 TB/s; H200: 2 x 3201 MHz x 6016 bits / 8 = 4.81 TB/s).

@@ -39,6 +39,13 @@ std::string KernelInfo::label() const { return two_digits(spec.number) + "_" + n
 
 std::string KernelInfo::functions() const { return step > 0 ? "sgemm_" + two_digits(step) + "_" : ""; }
 
+std::vector<std::string> KernelInfo::launched_functions() const {
+    std::vector<std::string> out;
+    if (step > 0) out.push_back(functions());
+    for (int composed : spec.composes) out.push_back("sgemm_" + two_digits(composed) + "_");
+    return out;
+}
+
 std::string KernelInfo::sass_functions() const {
     if (spec.sass.required.empty() && spec.sass.absent.empty()) return "";
     if (spec.sass.functions) return spec.sass.functions;
@@ -48,6 +55,7 @@ std::string KernelInfo::sass_functions() const {
 std::string KernelInfo::describe(const GemmArgs& args) const { return spec.describe ? spec.describe(args) : ""; }
 
 std::string KernelInfo::can_implement(const GemmArgs& args) const {
+    if (!spec.any_layout && (args.op_a != Op::kN || args.op_b != Op::kN)) return "NN only";
     return spec.can_implement ? spec.can_implement(args) : "";
 }
 
@@ -138,10 +146,16 @@ const KernelInfo* find_kernel(std::string_view key) {
     return nullptr;
 }
 
+std::string layout_name(Op op_a, Op op_b) {
+    return std::string(op_a == Op::kN ? "N" : "T") + (op_b == Op::kN ? "N" : "T");
+}
+
 std::string validate(const GemmArgs& a) {
     if (a.M < 1 || a.N < 1 || a.K < 1) return "M, N and K must be at least 1";
-    if (a.lda < a.K) return "lda must be at least K";
-    if (a.ldb < a.N) return "ldb must be at least N";
+    if (a.op_a == Op::kN ? a.lda < a.K : a.lda < a.M)
+        return a.op_a == Op::kN ? "lda must be at least K" : "lda must be at least M (A transposed)";
+    if (a.op_b == Op::kN ? a.ldb < a.N : a.ldb < a.K)
+        return a.op_b == Op::kN ? "ldb must be at least N" : "ldb must be at least K (B transposed)";
     if (a.ldc < a.N) return "ldc must be at least N";
     if (!a.A || !a.B || !a.C) return "A, B and C must not be null";
     return "";

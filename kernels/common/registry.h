@@ -18,12 +18,16 @@
 #include <string_view>
 #include <vector>
 
+#include "sgemm/sgemm.h"  // Op: the library's public header is the one place the layouts are named
+
 namespace sgemm {
 
-// One GEMM call: row-major C = alpha * A * B + beta * C, with
-//   A  M x K, element (m, k) at A[m * lda + k], lda >= K
-//   B  K x N, element (k, n) at B[k * ldb + n], ldb >= N
+// One GEMM call: row-major C = alpha * op(A) * op(B) + beta * C, with
+//   A  M x K, element (m, k) at A[m * lda + k], lda >= K   (op_a == kN; kT: K x M, at A[k * lda + m], lda >= M)
+//   B  K x N, element (k, n) at B[k * ldb + n], ldb >= N   (op_b == kN; kT: N x K, at B[n * ldb + k], ldb >= K)
 //   C  M x N, element (m, n) at C[m * ldc + n], ldc >= N
+// Steps 01-11 compute NN only (op_a = op_b = kN, the layout their lessons are written for): other
+// layouts are N/A for a kernel unless its KernelSpec sets any_layout.
 // A, B and C may be views into larger matrices: a kernel reads and writes nothing outside
 // the M x N (M x K, K x N) elements, and assumes no alignment of the pointers or leading
 // dimensions beyond 4 bytes. With beta == 0, C is write-only (BLAS semantics: NaN in C is ignored).
@@ -37,7 +41,12 @@ struct GemmArgs {
     int ldb = 0;
     float* C = nullptr;
     int ldc = 0;
+    Op op_a = Op::kN, op_b = Op::kN;
 };
+
+// "NN", "NT", "TN", "TT": op(A) then op(B), as cuBLAS and the runner's --layout name them.
+std::string layout_name(Op op_a, Op op_b);
+inline std::string layout_name(const GemmArgs& a) { return layout_name(a.op_a, a.op_b); }
 
 // The launch of one kernel. `workspace` holds workspace_bytes(args) bytes (nullptr when 0), starts
 // 256-byte aligned (the runner and the tests allocate it with cudaMalloc), and its contents on entry
@@ -113,6 +122,11 @@ struct KernelSpec {
     // A slow teaching kernel: scripts/bench runs it by default only on problems of at most
     // 2 * bench_cap^3 FLOP (a bench_cap^3 cube), so that it does not take most of a sweep. 0: no cap.
     int bench_cap = 0;
+    // false: NN only, every other layout is N/A ("NN only"); true: all four (can_implement decides).
+    bool any_layout = false;
+    // Earlier steps whose kernels this one launches (step 13 runs step 10's or step 12's): their
+    // functions are launched by it too, so the sanitizer instruments them on its runs.
+    std::vector<int> composes = {};
 };
 
 // A registered kernel: its spec and what the registry derives from it.
@@ -128,6 +142,8 @@ struct KernelInfo {
     bool is_tuning_variant() const { return spec.number >= kTuningFrom; }
     // "sgemm_07_": the prefix of every __global__ function of the kernel (its step's); "" for cuBLAS.
     std::string functions() const;
+    // functions() and the prefixes of the steps it composes: every __global__ function it may launch.
+    std::vector<std::string> launched_functions() const;
     // What spec.sass checks (see SassChecks::functions); "" when the kernel has no SASS checks.
     std::string sass_functions() const;
     std::string describe(const GemmArgs& args) const;
