@@ -17,6 +17,7 @@
 #include "sgemm/sgemm.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -95,6 +96,9 @@ struct FfmaForm {
     std::uintptr_t end = 0;  // step 10's own workspace starts here
 };
 
+// A workspace row of n floats, padded to 4 (16-byte aligned rows) unless that would pass INT_MAX.
+int padded(int n) { return n > INT_MAX - 3 ? n : static_cast<int>(sgemm::round_up4(n)); }
+
 FfmaForm ffma_form(const GemmArgs& a, bool swapped, std::uintptr_t base) {
     FfmaForm f;
     f.swapped = swapped;
@@ -110,7 +114,7 @@ FfmaForm ffma_form(const GemmArgs& a, bool swapped, std::uintptr_t base) {
             out = x, ld = ldx;
             return;
         }
-        ld = sgemm::round_up4(cols);
+        ld = padded(cols);
         float* dst = take(rows, ld);
         f.copies[f.num_copies++] = Copy{cols, rows, x, ldx, dst, ld};
         out = dst;
@@ -125,7 +129,7 @@ FfmaForm ffma_form(const GemmArgs& a, bool swapped, std::uintptr_t base) {
         f.nn.M = a.N, f.nn.N = a.M, f.nn.alpha = 1.0f, f.nn.beta = 0.0f;
         operand(b_t, a.B, a.ldb, a.N, a.K, f.nn.A, f.nn.lda);
         operand(a_t, a.A, a.lda, a.K, a.M, f.nn.B, f.nn.ldb);
-        f.nn.ldc = sgemm::round_up4(a.M);
+        f.nn.ldc = padded(a.M);
         f.nn.C = take(a.N, f.nn.ldc);
     }
     return f;
@@ -239,13 +243,16 @@ GemmArgs args_of(Op op_a, Op op_b, int M, int N, int K, float alpha, const float
     return GemmArgs{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b};
 }
 
-GemmArgs packed_args(Op op_a, Op op_b, int M, int N, int K, float beta) {
-    static float fake;  // never dereferenced: only the alignment of an aligned pointer matters to a plan
-    float* p = reinterpret_cast<float*>(reinterpret_cast<std::uintptr_t>(&fake) & ~std::uintptr_t{255});
-    return args_of(op_a, op_b, M, N, K, 1.0f, p, op_a == Op::kN ? K : M, p, op_b == Op::kN ? N : K, beta, p, N);
+// Packed operands at 256-byte aligned addresses, or (bit i of `unaligned`: A, B, C) 4 bytes past one, which
+// leaves their rows unaligned: the plans depend on sizes, beta == 0 and these alignments only.
+GemmArgs packed_args(Op op_a, Op op_b, int M, int N, int K, float beta, unsigned unaligned = 0) {
+    static float fake[2];  // never dereferenced: only the alignment of the addresses matters to a plan
+    float* p = reinterpret_cast<float*>(reinterpret_cast<std::uintptr_t>(fake) & ~std::uintptr_t{255});
+    return args_of(op_a, op_b, M, N, K, 1.0f, p + (unaligned & 1), op_a == Op::kN ? K : M, p + (unaligned >> 1 & 1),
+                   op_b == Op::kN ? N : K, beta, p + (unaligned >> 2 & 1), N);
 }
 
-// Empty when the current device can run the library's code.
+// Empty when the current device can run the library's code: a device, and machine code for it in this build.
 std::string unsupported_device() {
     int device = 0, major = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
@@ -253,7 +260,19 @@ std::string unsupported_device() {
         cudaGetLastError();  // leave no sticky error from a failed query behind
         return "no CUDA device";
     }
-    return major >= 8 ? "" : "compute capability below 8.0 (the kernels use cp.async)";
+    if (major < 8) return "compute capability below 8.0 (the kernels use cp.async)";
+    cudaFuncAttributes attributes;
+    if (cudaFuncGetAttributes(&attributes, sgemm_13_one_call_transpose) != cudaSuccess) {
+        cudaGetLastError();
+        return "this build has no code for this GPU (see CMAKE_CUDA_ARCHITECTURES)";
+    }
+    return "";
+}
+
+// An exception from the planner or a launch as a status: CUDA's own errors, and anything else (a shape
+// a kernel cannot index, an unreadable calibration file) as not supported.
+Status failed_with(const std::exception& e) {
+    return fail(dynamic_cast<const CudaError*>(&e) ? Status::kCudaError : Status::kNotSupported, e.what());
 }
 
 }  // namespace
@@ -269,11 +288,18 @@ std::string status_string(Status status) {
 
 std::size_t gemm_workspace_bytes(Op op_a, Op op_b, int M, int N, int K) {
     if (M < 1 || N < 1 || K < 1 || !unsupported_device().empty()) return 0;
-    // The most any call with these dimensions needs: step 10's plan also depends on beta == 0.
+    // The most any call with these dimensions needs: the plans also depend on beta == 0 and on whether the
+    // rows of A, B and C are 16-byte aligned.
     std::size_t bytes = 0;
-    for (float beta : {0.0f, 1.0f}) {
-        const GemmArgs a = packed_args(op_a, op_b, M, N, K, beta);
-        if (Gemm::can_implement(a).empty()) bytes = std::max(bytes, Gemm::workspace_bytes(a));
+    try {
+        for (float beta : {0.0f, 1.0f})
+            for (unsigned unaligned = 0; unaligned < 8; ++unaligned) {
+                const GemmArgs a = packed_args(op_a, op_b, M, N, K, beta, unaligned);
+                if (Gemm::can_implement(a).empty()) bytes = std::max(bytes, Gemm::workspace_bytes(a));
+            }
+    } catch (const std::exception& e) {
+        failed_with(e);
+        return 0;
     }
     return bytes;
 }
@@ -290,7 +316,7 @@ Status gemm(Op op_a, Op op_b, int M, int N, int K, float alpha, const float* A, 
             return fail(
                 Status::kInvalidValue,
                 "workspace of " + std::to_string(workspace_bytes) + " bytes, " + std::to_string(needed) + " needed");
-        if (workspace && reinterpret_cast<std::uintptr_t>(workspace) % 256 != 0)
+        if (workspace && needed > 0 && reinterpret_cast<std::uintptr_t>(workspace) % 256 != 0)
             return fail(Status::kInvalidValue, "workspace not 256-byte aligned");
         void* owned = nullptr;
         if (!workspace && needed > 0) {
@@ -306,7 +332,7 @@ Status gemm(Op op_a, Op op_b, int M, int N, int K, float alpha, const float* A, 
         if (owned) check(cudaFreeAsync(owned, stream));
         return Status::kSuccess;
     } catch (const std::exception& e) {
-        return fail(Status::kCudaError, e.what());
+        return failed_with(e);
     }
 }
 

@@ -160,9 +160,12 @@ while read -r number name lbl _ functions _ launched; do
     # one prefix per run (a kernel-name filter takes one substring).
     [[ $functions != - ]] || continue
     for prefix in ${launched//,/ }; do
+        # A composed step's run is labelled with its prefix (own log, own line).
+        tag=$lbl
+        [[ $prefix == "$functions" ]] || tag="$lbl+${prefix%_}"
         for tool in racecheck synccheck; do
             for shape in "${RACE_SHAPES[@]}"; do
-                run_one "$tool" "$number" "$name" "$lbl" "$shape" --kernel-name "kns=$prefix"
+                run_one "$tool" "$number" "$name" "$tag" "$shape" --kernel-name "kns=$prefix"
             done
         done
     done

@@ -132,6 +132,7 @@ std::uint32_t fresh_seed() { return std::random_device{}(); }
 TEST(LibraryGpu, EveryLayoutWithinTheFp32Bound) {
     SKIP_WITHOUT_GPU();
     const std::uint32_t seed = fresh_seed();
+    std::string ways;  // what ran, from describe(): the shapes below must take both FFMA forms
     for (Op op_a : {Op::kN, Op::kT})
         for (Op op_b : {Op::kN, Op::kT})
             for (const auto& [M, N, K] : {std::tuple{1, 1, 1},
@@ -144,11 +145,14 @@ TEST(LibraryGpu, EveryLayoutWithinTheFp32Bound) {
                                           {640, 384, 512}})
                 for (float beta : {0.0f, 0.75f}) {
                     const Case c{op_a, op_b, M, N, K, 1.25f, beta};
+                    ways += sgemm::gemm_describe(op_a, op_b, M, N, K) + "\n";
                     EXPECT_EQ(violations(c, seed), 0)
                         << "seed " << seed << ", " << (op_a == Op::kN ? "N" : "T") << (op_b == Op::kN ? "N" : "T")
                         << " " << M << "x" << N << "x" << K << " beta " << beta << ": "
                         << sgemm::gemm_describe(op_a, op_b, M, N, K);
                 }
+    EXPECT_NE(ways.find("operand(s) transposed first"), std::string::npos) << "no direct form with copies:\n" << ways;
+    EXPECT_NE(ways.find("C^T = op(B)^T op(A)^T"), std::string::npos) << "no swapped form:\n" << ways;
 }
 
 TEST(LibraryGpu, WorkspaceRules) {

@@ -23,7 +23,8 @@
 // same bits on every run of the same call on the same GPU (no order-dependent atomics).
 //
 // Errors are return codes, never exceptions; nothing is launched when a call returns an error
-// other than kCudaError. Calls are thread-safe: the plans are cached per device and shape behind a lock.
+// other than kCudaError. Calls are thread-safe: step 10's plans are cached per device and shape behind
+// a lock, and step 13's choice among the families is a few model evaluations per call.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -39,15 +40,17 @@ enum class Op : unsigned char { kN, kT };
 enum class Status {
     kSuccess = 0,
     kInvalidValue,    // a dimension < 1, a leading dimension too small, a null pointer, or a workspace too small
-    kNotSupported,    // no GPU, or a GPU this build has no code for (it is built for sm_80 and newer)
-    kCudaError,       // a CUDA call failed (status_string's text; cudaGetLastError() has the CUDA error)
+    kNotSupported,    // no GPU, a GPU this build has no code for (CMAKE_CUDA_ARCHITECTURES), or a call no
+                      // kernel can index (status_string says which)
+    kCudaError,       // a CUDA call or launch failed (status_string has CUDA's error name and text)
 };
 // "success", "invalid value: ...", ... : the status and, for the last failed call on this thread, why.
 std::string status_string(Status status);
 
-// Bytes of device workspace gemm() needs for this call on the current device (0: none). The same for
-// every call with these arguments; a workspace of at least this size, 256-byte aligned, may be
-// passed to gemm() and reused across calls on the same stream.
+// Bytes of device workspace gemm() needs on the current device for a call with these layouts and
+// dimensions, whatever its pointers, leading dimensions, alpha and beta (0: none; also 0 when the
+// arguments are invalid or the device unsupported). A workspace of at least this size, 256-byte
+// aligned, may be passed to gemm() and reused across calls on the same stream.
 std::size_t gemm_workspace_bytes(Op op_a, Op op_b, int M, int N, int K);
 
 // C = alpha * op(A) * op(B) + beta * C on `stream`, asynchronously (a kernel's own fault surfaces at
