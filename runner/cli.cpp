@@ -89,14 +89,18 @@ std::string kernel_list_json(const std::vector<std::string>& keys) {
              {"gemm_function", string_or_null(spec.gemm_function ? spec.gemm_function : "")},
              {"bench_cap", spec.bench_cap > 0 ? nlohmann::json(spec.bench_cap) : nlohmann::json()},
              {"any_layout", spec.any_layout},
+             {"baseline", k->is_baseline()},
              {"sass",
               sass_functions.empty() ? nlohmann::json()
                                      : nlohmann::json{{"functions", sass_functions},
                                                       {"required", spec.sass.required},
                                                       {"absent", spec.sass.absent}}}});
     }
-    return nlohmann::json{{"schema", "sgemm-steps-list/1"}, {"tuning_from", kTuningFrom}, {"kernels", kernels}}.dump(
-               2) +
+    return nlohmann::json{{"schema", "sgemm-steps-list/1"},
+                          {"tuning_from", kTuningFrom},
+                          {"tuned_baseline", kTunedBaseline},
+                          {"kernels", kernels}}
+               .dump(2) +
         "\n";
 }
 
@@ -148,8 +152,17 @@ std::vector<const KernelInfo*> resolve_kernels(const std::vector<std::string>& k
 
 std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& keys) {
     std::vector<const KernelInfo*> chosen = resolve_kernels(keys);
-    std::erase_if(chosen, [](const KernelInfo* k) { return k->spec.number == 0; });
+    std::erase_if(chosen, [](const KernelInfo* k) { return k->is_baseline(); });
     return chosen;
+}
+
+bool times_tuned_baseline(const Options& options) {
+    if (options.tuned_baseline) return true;
+    for (const auto& key : options.kernels)
+        for (const auto& part : split(key, ','))
+            if (part != "all")
+                if (const KernelInfo* k = find_kernel(part); k && k->spec.number == kTunedBaseline) return true;
+    return false;
 }
 
 std::vector<Distribution> select_distributions(const std::vector<std::string>& keys) {
@@ -204,7 +217,8 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
     std::vector<std::string> sizes, inits, layouts;
     app.add_option("-k,--kernel", out.kernels,
                    "Kernels to run: a number (7), a name (warptiling, 07_warptiling), a comma list, or 'all'. "
-                   "cuBLAS (0) always runs as the baseline")
+                   "cuBLAS (0) always runs as the baseline, the tuned cuBLASLt baseline (" +
+                       std::to_string(kTunedBaseline) + ") too unless --no-tuned-baseline")
         ->default_str("all");
     app.add_option("-s,--size", sizes, "Problem size M,N,K (repeatable; default 4096,4096,4096)");
     app.add_option("--alpha", out.alpha, "alpha in C = alpha*op(A)*op(B) + beta*C")->capture_default_str();
@@ -246,6 +260,10 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
                  "For kernels that choose a configuration by shape: time every candidate configuration and show "
                  "the best next to the kernel's own pick");
     app.add_flag("!--no-check", out.check, "Skip the float64 reference and the correctness checks");
+    app.add_flag("!--no-tuned-baseline", out.tuned_baseline,
+                 "Skip the tuned baseline (cuBLASLt, the fastest of its heuristic's algorithms timed on each "
+                 "problem) and the % tuned column, unless --kernel names it (" +
+                     std::to_string(kTunedBaseline) + ", cublaslt; 'all' does not)");
     app.add_flag("!--no-roofline", out.roofline,
                  "Skip the DRAM bandwidth measurement at start-up: no roofline, the % roof column shows '-'");
     app.add_flag("--hot-l2", out.hot_l2,

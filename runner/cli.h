@@ -50,6 +50,7 @@ struct Options {
     bool verbose = false;
     bool tune = false;
     bool roofline = true;  // --no-roofline: no DRAM measurement, no roof per shape
+    bool tuned_baseline = true;  // --no-tuned-baseline: the tuned baseline only where --kernel names it
     std::vector<Distribution> inits{Distribution::kUniform};  // --init: one table per size and distribution
     std::vector<Ops> layouts{Ops{}};  // --layout: one table per size, distribution and layout; NN by default
 };
@@ -65,9 +66,14 @@ bool parse_options(int argc, const char* const* argv, Options& out);
 // that lists the valid kernels on an unknown one.
 std::vector<const KernelInfo*> resolve_kernels(const std::vector<std::string>& keys);
 
-// The kernels a run times besides cuBLAS: resolve_kernels(keys) less cuBLAS, which
-// the runner always times as the baseline.
+// The kernels a run times besides the baselines: resolve_kernels(keys) less cuBLAS, which the runner
+// always times, and less the tuned baseline (kTunedBaseline), which it times unless told otherwise
+// (times_tuned_baseline).
 std::vector<const KernelInfo*> select_kernels(const std::vector<std::string>& keys);
+
+// Whether a run times the tuned baseline: by default; with --no-tuned-baseline only where a --kernel
+// entry names it (a number, name or label: "all" does not), since a kernel named is a kernel run.
+bool times_tuned_baseline(const Options& options);
 
 // Resolves --init entries (names, comma lists, "all") in the order given, without duplicates.
 // Throws UsageError that lists the valid names on an unknown one.
@@ -83,7 +89,8 @@ std::string kernel_list(const std::vector<std::string>& keys = {"all"});
 
 // The same kernels as JSON (--list --json; docs/json-format.md): number, name, label, idea,
 // requirements, precision, tuning variant or step, whether it can be tuned, its step, functions,
-// GEMM function, SASS checks and whether it takes every layout; and the number tuning variants start at.
+// GEMM function, SASS checks, whether it takes every layout and whether it is a baseline; and the
+// number tuning variants start at and the tuned baseline's number.
 std::string kernel_list_json(const std::vector<std::string>& keys = {"all"});
 
 // Throws UsageError unless `path` can be created or appended to. Leaves no new file behind.

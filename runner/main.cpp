@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "cli.h"
 #include "common/check.h"
@@ -73,8 +75,10 @@ std::string not_runnable(const KernelInfo& k, int cc, const GemmArgs& args) {
     return k.can_implement(args);
 }
 
+// cublas_ms: cuBLAS's median in this table (0 for cuBLAS itself); tuned_ms: the tuned baseline's, where it
+// ran in this table.
 Result measure(Problem& p, const KernelInfo& k, const Launcher& launcher, Result r, const Options& opt,
-               double cublas_ms) {
+               double cublas_ms, std::optional<double> tuned_ms) {
     const Size s = p.size();
     r.workspace_bytes = launcher.workspace_bytes;
     r.status = "UNCHECKED";
@@ -101,6 +105,7 @@ Result measure(Problem& p, const KernelInfo& k, const Launcher& launcher, Result
     r.min_ms = t.min_ms;
     r.tflops = 2.0 * s.M * double(s.N) * s.K / (t.median_ms * 1e-3) / 1e12;
     r.pct_cublas = k.spec.number == 0 ? 100.0 : 100.0 * cublas_ms / t.median_ms;
+    if (tuned_ms) r.pct_tuned = 100.0 * *tuned_ms / t.median_ms;
     if (r.roof_ms) r.pct_roof = 100.0 * *r.roof_ms / t.median_ms;
     return r;
 }
@@ -119,14 +124,15 @@ std::string pass_rule(Distribution init, float alpha, float beta, int K) {
     return rule;
 }
 
-void print_row(const Result& r, const Options& opt) {
-    std::printf("%s", table_row(r).c_str());
+void print_row(const Result& r, const Options& opt, bool tuned) {
+    std::printf("%s", table_row(r, tuned).c_str());
     if (opt.verbose && !r.config.empty()) std::printf("%4s %s\n", "", ("  config: " + r.config).c_str());
     std::fflush(stdout);
 }
 
 // --tune: every candidate configuration of a kernel that chooses by shape, timed like a kernel.
-void tune(Problem& p, const KernelInfo& k, const Options& opt, double cublas_ms, Report& report, bool& all_pass) {
+void tune(Problem& p, const KernelInfo& k, const Options& opt, double cublas_ms, std::optional<double> tuned_ms,
+          Report& report, bool& all_pass) {
     const GemmArgs& args = p.args();
     const std::string pick = k.describe(args);
     std::printf("  --tune %s: %s\n", k.label().c_str(), pick.empty() ? "" : ("launch() picks: " + pick).c_str());
@@ -137,7 +143,7 @@ void tune(Problem& p, const KernelInfo& k, const Options& opt, double cublas_ms,
         r.config = c.description;
         r.tune_candidate = true;
         r.picked = c.description == pick;
-        r = measure(p, k, launcher_of(k, c), r, opt, cublas_ms);
+        r = measure(p, k, launcher_of(k, c), r, opt, cublas_ms, tuned_ms);
         all_pass &= r.status != "FAIL";
         std::printf("    %-52s %10.4f ms %9.2f TFLOP/s %8.1f%%  %s%s\n", r.config.c_str(), r.median_ms, r.tflops,
                     r.pct_cublas, r.status.c_str(), r.picked ? "  <- pick" : "");
@@ -182,6 +188,10 @@ int run(int argc, char** argv) {
     refuse_tf32_override();
     const KernelInfo* cublas = find_kernel("0");
     if (!cublas) throw std::logic_error("cuBLAS (kernel 0) is not registered");
+    // The tuned baseline (nullptr: not timed in this run).
+    const KernelInfo* tuned = nullptr;
+    if (times_tuned_baseline(opt) && !(tuned = find_kernel(std::to_string(kTunedBaseline))))
+        throw std::logic_error("the tuned baseline (kernel " + std::to_string(kTunedBaseline) + ") is not registered");
 
     Report report;
     report.generated_utc = utc_now();
@@ -222,7 +232,9 @@ int run(int argc, char** argv) {
     auto workspace_for = [&](const Size& s, const Layout& layout) {
         const GemmArgs args = Problem::args_for(s, opt.alpha, opt.beta, layout);
         std::size_t bytes = 0;
-        for (const KernelInfo* k : kernels) {
+        std::vector<const KernelInfo*> timed = kernels;
+        if (tuned) timed.push_back(tuned);
+        for (const KernelInfo* k : timed) {
             if (!not_runnable(*k, cc, args).empty()) continue;
             bytes = std::max(bytes, k->workspace_bytes(args));
             if (opt.tune && k->spec.candidates)
@@ -245,28 +257,51 @@ int run(int argc, char** argv) {
                 const GemmArgs& args = problem.args();
                 if (const std::string bad = validate(args); !bad.empty())
                     throw std::logic_error("sgemm_runner built an invalid GEMM call: " + bad);
+                // The tuned baseline, where it runs, right after cuBLAS: a table has the % tuned column
+                // when it ran there.
+                const std::string tuned_why = tuned ? not_runnable(*tuned, cc, args) : "";
+                const bool with_tuned = tuned && tuned_why.empty();
                 std::printf("\nM=%d N=%d K=%d, layout %s, inputs %s  (%s)\n%s", s.M, s.N, s.K,
                             layout_name(args).c_str(), std::string(to_string(init)).c_str(),
-                            pass_rule(init, opt.alpha, opt.beta, s.K).c_str(), table_header().c_str());
+                            pass_rule(init, opt.alpha, opt.beta, s.K).c_str(), table_header(with_tuned).c_str());
                 const Result base = measure(problem, *cublas, launcher_of(*cublas, args),
-                                            base_result(*cublas, s, args, init, report.roofline), opt, 0);
-                print_row(base, opt);
-                report.results.push_back(base);
-                all_pass &= base.status != "FAIL";
+                                            base_result(*cublas, s, args, init, report.roofline), opt, 0, std::nullopt);
+                std::vector<Result> rows{base};
+                std::optional<double> tuned_ms;
+                if (tuned) {
+                    Result r = base_result(*tuned, s, args, init, report.roofline);
+                    if (!with_tuned) {
+                        r.status = "N/A";
+                        r.not_run_reason = tuned_why;
+                    } else {
+                        r = measure(problem, *tuned, launcher_of(*tuned, args), r, opt, base.median_ms, std::nullopt);
+                        r.config = tuned->describe(args);  // its pick, now that the first launch has timed them
+                        r.cublas_rel_err = base.rel_err;
+                        r.pct_tuned = 100.0;
+                        tuned_ms = r.median_ms;
+                        rows.front().pct_tuned = 100.0 * r.median_ms / base.median_ms;
+                    }
+                    rows.push_back(r);
+                }
+                for (const Result& r : rows) {
+                    print_row(r, opt, with_tuned);
+                    report.results.push_back(r);
+                    all_pass &= r.status != "FAIL";
+                }
                 for (const KernelInfo* k : kernels) {
                     Result r = base_result(*k, s, args, init, report.roofline);
                     if (const std::string why = not_runnable(*k, cc, args); !why.empty()) {
                         r.status = "N/A";  // does not count as a failure: the kernel was never launched
                         r.not_run_reason = why;
                     } else {
-                        r = measure(problem, *k, launcher_of(*k, args), r, opt, base.median_ms);
+                        r = measure(problem, *k, launcher_of(*k, args), r, opt, base.median_ms, tuned_ms);
                         r.cublas_rel_err = base.rel_err;
                         all_pass &= r.status != "FAIL";
                     }
-                    print_row(r, opt);
+                    print_row(r, opt, with_tuned);
                     report.results.push_back(r);
                     if (opt.tune && k->spec.candidates && r.status != "N/A")
-                        tune(problem, *k, opt, base.median_ms, report, all_pass);
+                        tune(problem, *k, opt, base.median_ms, tuned_ms, report, all_pass);
                 }
             }
     if (!opt.json.empty()) {

@@ -61,7 +61,8 @@ void to_json(nlohmann::json& j, const Result& r) {
          {"roof_ms", r.roof_ms},
          {"pct_roof", r.pct_roof},
          {"roof_bound", r.roof_bound},
-         {"layout", r.layout}};
+         {"layout", r.layout},
+         {"pct_tuned", r.pct_tuned}};
 }
 
 void from_json(const nlohmann::json& j, Result& r) {
@@ -102,18 +103,20 @@ void from_json(const nlohmann::json& j, Result& r) {
     get_optional(j, "pct_roof", r.pct_roof);
     get_optional(j, "roof_bound", r.roof_bound);
     r.layout = j.value("layout", defaults.layout);
+    get_optional(j, "pct_tuned", r.pct_tuned);
 }
 
 nlohmann::json to_json(const Report& r) {
     nlohmann::json device = r.device;
     device["ffma_peak_tflops"] = r.device.ffma_peak_tflops;
     device["dram_peak_gbs"] = r.device.dram_peak_gbs;
-    // tuning_from: which kernel numbers are tuning variants, for readers of this file alone (scripts/report).
-    return {{"schema", r.schema},        {"generated_utc", r.generated_utc},
-            {"command", r.command},      {"build", r.build},
-            {"device", device},          {"settings", r.settings},
-            {"results", r.results},      {"roofline", r.roofline},
-            {"tuning_from", kTuningFrom}};
+    // tuning_from and tuned_baseline: which kernel numbers are tuning variants and which is the tuned
+    // baseline, for readers of this file alone (scripts/report).
+    return {{"schema", r.schema},         {"generated_utc", r.generated_utc},
+            {"command", r.command},       {"build", r.build},
+            {"device", device},           {"settings", r.settings},
+            {"results", r.results},       {"roofline", r.roofline},
+            {"tuning_from", kTuningFrom}, {"tuned_baseline", kTunedBaseline}};
 }
 
 Report report_from_json(const nlohmann::json& j) {
@@ -160,18 +163,27 @@ std::string roofline_header(const DeviceInfo& d, const std::optional<Roofline>& 
     return std::string("roofline: ") + ffma + ", " + dram + "\n";
 }
 
-std::string table_header() {
+std::string table_header(bool tuned) {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%4s %-28s %10s %9s %9s %7s %10s %10s %10s %10s  %s\n", "#", "kernel", "median ms",
-                  "TFLOP/s", "% cuBLAS", "% roof", "rel err", "bound", "cuBLAS err", "max|d cuB|", "check");
+    std::snprintf(buf, sizeof buf, "%4s %-28s %10s %9s %9s%s %7s %10s %10s %10s %10s  %s\n", "#", "kernel", "median ms",
+                  "TFLOP/s", "% cuBLAS", tuned ? "   % tuned" : "", "% roof", "rel err", "bound", "cuBLAS err",
+                  "max|d cuB|", "check");
     return buf;
 }
 
-std::string table_row(const Result& r) {
+std::string table_row(const Result& r, bool tuned) {
     char buf[512];
+    // " %8.1f%%" of pct_tuned, or " -" on its right edge: the column after % cuBLAS, where there is one.
+    char tuned_column[16] = "";
+    if (tuned) {
+        if (r.pct_tuned && std::isfinite(*r.pct_tuned) && r.status != "N/A")
+            std::snprintf(tuned_column, sizeof tuned_column, " %8.1f%%", *r.pct_tuned);
+        else
+            std::snprintf(tuned_column, sizeof tuned_column, " %9s", "-");
+    }
     if (r.status == "N/A") {
-        std::snprintf(buf, sizeof buf, "%4d %-28s %10s %9s %9s %7s %10s %10s %10s %10s  N/A (%s)\n", r.kernel,
-                      r.name.c_str(), "-", "-", "-", "-", "-", "-", "-", "-", r.not_run_reason.c_str());
+        std::snprintf(buf, sizeof buf, "%4d %-28s %10s %9s %9s%s %7s %10s %10s %10s %10s  N/A (%s)\n", r.kernel,
+                      r.name.c_str(), "-", "-", "-", tuned_column, "-", "-", "-", "-", "-", r.not_run_reason.c_str());
         return buf;
     }
     auto num = [](const std::optional<double>& v) {
@@ -184,8 +196,8 @@ std::string table_row(const Result& r) {
     };
     char roof[16] = "-";
     if (r.pct_roof && std::isfinite(*r.pct_roof)) std::snprintf(roof, sizeof roof, "%.1f%%", *r.pct_roof);
-    std::snprintf(buf, sizeof buf, "%4d %-28s %10.4f %9.2f %8.1f%% %7s %10s %10s %10s %10s  %s", r.kernel,
-                  r.name.c_str(), r.median_ms, r.tflops, r.pct_cublas, roof, num(r.rel_err).c_str(),
+    std::snprintf(buf, sizeof buf, "%4d %-28s %10.4f %9.2f %8.1f%%%s %7s %10s %10s %10s %10s  %s", r.kernel,
+                  r.name.c_str(), r.median_ms, r.tflops, r.pct_cublas, tuned_column, roof, num(r.rel_err).c_str(),
                   num(r.bound).c_str(), num(r.cublas_rel_err).c_str(), num(r.max_abs_diff_cublas).c_str(),
                   r.status.c_str());
     std::string row = buf;

@@ -115,6 +115,9 @@ struct Result {
     std::optional<double> roof_ms, pct_roof;
     std::optional<std::string> roof_bound;  // "flop" or "dram"
     std::string layout = "NN";              // op(A) then op(B) (--layout): "NN", "NT", "TN" or "TT"
+    // 100 x the tuned baseline's median / this median, where the tuned baseline ran in this row's table;
+    // empty otherwise (--no-tuned-baseline, the baseline N/A there, an N/A row, files from before it).
+    std::optional<double> pct_tuned;
     friend bool operator==(const Result&, const Result&) = default;
 };
 
@@ -146,7 +149,9 @@ Report report_from_json(const nlohmann::json& j);  // throws nlohmann::json::exc
 std::string device_header(const DeviceInfo& d);
 // "roofline: FFMA ... TFLOP/s (...), DRAM ... TB/s measured (...)", once per run.
 std::string roofline_header(const DeviceInfo& d, const std::optional<Roofline>& roofline);
-std::string table_header();
-std::string table_row(const Result& r);  // a PASS/FAIL/UNCHECKED or N/A row
+// The table of one size, distribution and layout; `tuned`: with the % tuned column (where the tuned
+// baseline ran in that table).
+std::string table_header(bool tuned = false);
+std::string table_row(const Result& r, bool tuned = false);  // a PASS/FAIL/UNCHECKED or N/A row
 
 }  // namespace sgemm

@@ -13,7 +13,7 @@ usage: scripts/profile.sh [--runner PATH] [--out DIR] [--kernel-regex RE] KERNEL
 Runs Nsight Compute (ncu) on one launch of KERNEL (number, name or NN_name; 0 = cuBLAS) at
 size M,N,K through
 
-  sgemm_runner --kernel KERNEL --size M,N,K --warmup 0 --reps 1 --no-check
+  sgemm_runner --kernel KERNEL --size M,N,K --warmup 0 --reps 1 --no-check --no-tuned-baseline
 
 with a fixed metric set and prints a summary: duration, DRAM throughput and bytes, achieved
 occupancy, registers/thread, shared memory/block, shared-memory bank conflicts and wavefronts,
@@ -28,7 +28,9 @@ Kernel filter (--launch-count 1), from the runner's registry (--list --json): th
 function where it launches pre-pass kernels before the GEMM (gemm_function), otherwise the prefix
 of its __global__ functions, sgemm_NN_ (the runner launches only the one kernel asked for besides
 cuBLAS, whose kernels never match). For cuBLAS (kernel 0) the filter is regex:[Gg][Ee][Mm][Mm]
-instead (cuBLAS kernel names vary); --kernel-regex RE overrides any of these.
+instead (cuBLAS kernel names vary); --kernel-regex RE overrides any of these. The tuned cuBLASLt
+baseline (99) gets the same filter, which catches cuBLAS's launch first (cuBLAS runs before it, then
+its own timing launches): reach its launch with ncu's --launch-skip.
 
 options:
   --runner PATH       sgemm_runner binary (default: build/runner/sgemm_runner)
@@ -107,7 +109,7 @@ REJECTED="$WORK/.rejected-metrics.log"   # ncu's complaints about metrics, over 
 show_log() { tail -n +2 "$LOG" | tail -n 30 >&2; }   # line 1 is the (long) command
 
 metrics=$(python3 "$SCRIPTS_DIR/ncu_summary.py" --metrics)
-APP=("$RUNNER" --kernel "$KNUM" --size "$SIZE" --warmup 0 --reps 1 --no-check)
+APP=("$RUNNER" --kernel "$KNUM" --size "$SIZE" --warmup 0 --reps 1 --no-check --no-tuned-baseline)
 echo "$PROG: profiling $LABEL at ${SIZE//,/x} with $(basename "$NCU") (clock control: none)" >&2
 for attempt in 1 2 3 4 5; do
     CMD=("$NCU" --clock-control none --target-processes all --force-overwrite --export "$STEM"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run compute-sanitizer (memcheck for every kernel, racecheck and synccheck for ours, not cuBLAS) on odd shapes.
+# Run compute-sanitizer (memcheck for every kernel, racecheck and synccheck for ours, not the cuBLAS and cuBLASLt
+# baselines) on odd shapes.
 set -uo pipefail
 
 PROG=sanitize.sh
@@ -14,14 +15,17 @@ usage() {
     cat <<EOF
 usage: scripts/sanitize.sh [--runner PATH] [--kernels LIST] [--log-dir DIR] [--timeout S] [--dry-run]
 
-Runs compute-sanitizer on every registered kernel (from 'sgemm_runner --list --json -', cuBLAS
-included; tuning variants only when named in --kernels), one runner invocation per tool, kernel
-and shape, each as
+Runs compute-sanitizer on every registered kernel (from 'sgemm_runner --list --json -', the cuBLAS
+and tuned cuBLASLt baselines included; tuning variants only when named in --kernels), one runner
+invocation per tool, kernel and shape, each as
 
-  compute-sanitizer --tool TOOL --error-exitcode 9 sgemm_runner --kernel N --size M,N,K --layout all --warmup 0 --reps 1
+  compute-sanitizer --tool TOOL --error-exitcode 9 sgemm_runner --kernel N --size M,N,K --layout all --warmup 0 --reps 1 --no-tuned-baseline
+
+(--no-tuned-baseline: the tuned baseline runs only in its own runs, where --kernel names it; cuBLAS
+runs in every one)
 
   memcheck             all kernels, shapes ${MEMCHECK_SHAPES[*]}
-  racecheck, synccheck every kernel but cuBLAS, shapes ${RACE_SHAPES[*]}, instrumenting only the
+  racecheck, synccheck every kernel but the baselines (no functions of ours), shapes ${RACE_SHAPES[*]}, instrumenting only the
                        kernel under test (--kernel-name kns=PREFIX, the sgemm_NN_ prefix of its
                        __global__ functions in the registry; one run per prefix for a kernel that
                        launches other steps' kernels: launched_functions)
@@ -107,7 +111,7 @@ run_one() {
     local log rc verdict
     log="$LOG_DIR/${tool}_${lbl}_${shape//,/x}.log"
     local cmd=("$SAN" --tool "$tool" --error-exitcode 9 "$@"
-               "$RUNNER" --kernel "$number" --size "$shape" --layout all --warmup 0 --reps 1)
+               "$RUNNER" --kernel "$number" --size "$shape" --layout all --warmup 0 --reps 1 --no-tuned-baseline)
     if ((DRY_RUN)); then
         printf '%-10s %-24s %-12s ' "$tool" "$lbl" "${shape//,/x}"
         printf '%q ' "${cmd[@]}"
@@ -155,7 +159,7 @@ while read -r number name lbl _ functions _ launched; do
     for shape in "${MEMCHECK_SHAPES[@]}"; do
         run_one memcheck "$number" "$name" "$lbl" "$shape"
     done
-    # Ours only (cuBLAS has no functions of ours), instrumenting only the kernel under test: its
+    # Ours only (the baselines have no functions of ours), instrumenting only the kernel under test: its
     # __global__ functions, a tuning variant's being its step's, and those of the steps it composes,
     # one prefix per run (a kernel-name filter takes one substring).
     [[ $functions != - ]] || continue

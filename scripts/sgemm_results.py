@@ -35,6 +35,10 @@ QUICK_SIZES = [(256, 256, 256), (1024, 1024, 1024), (4096, 4096, 4096), (4095, 4
 HEADLINE = (4096, 4096, 4096)
 
 CUBLAS = 0  # the registry's number for cuBLAS, the reference every step is timed against
+# The registry's number for the tuned baseline (kTunedBaseline, --list --json's "tuned_baseline"):
+# cuBLASLt with the fastest of its heuristic's algorithms, timed beside cuBLAS (pct_tuned).
+TUNED_BASELINE = 99
+BASELINES = (CUBLAS, TUNED_BASELINE)
 
 DEFAULT_LAYOUT = "NN"  # op(A) then op(B): the runner's default --layout, and that of rows without "layout"
 
@@ -113,6 +117,11 @@ def parse_kernel_list(text: str) -> tuple[list[dict], int]:
     return kernels, tuning_from
 
 
+def is_baseline(k: dict) -> bool:
+    """cuBLAS or the tuned cuBLASLt baseline: the registry's flag (--list --json), else by number."""
+    return bool(k["baseline"]) if "baseline" in k else k["number"] in BASELINES
+
+
 def kernel_number(k: dict) -> str:
     """'07', '10', '1200': a kernel's number as the tables and labels write it."""
     return f"{k['number']:02d}"
@@ -158,8 +167,9 @@ def resolve_kernels(keys, kernels: list[dict]) -> list[dict]:
 
 
 def select_kernels(keys, kernels: list[dict]) -> list[dict]:
-    """resolve_kernels less cuBLAS: the kernels a run of these keys would time (the runner's select_kernels)."""
-    return [k for k in resolve_kernels(keys, kernels) if k["number"] != CUBLAS]
+    """resolve_kernels less the baselines: the steps a run of these keys would time (the runner's
+    select_kernels)."""
+    return [k for k in resolve_kernels(keys, kernels) if not is_baseline(k)]
 
 
 def tuned_kernel(docs: list[dict], key: str | None = None) -> dict:

@@ -56,6 +56,8 @@ TEST(ParseOptions, Defaults) {
     EXPECT_FALSE(o.hot_l2);
     EXPECT_FALSE(o.list);
     EXPECT_TRUE(o.roofline);
+    EXPECT_TRUE(o.tuned_baseline);
+    EXPECT_TRUE(times_tuned_baseline(o));
     EXPECT_EQ(o.inits, std::vector<Distribution>{Distribution::kUniform});
 }
 
@@ -77,6 +79,20 @@ TEST(ParseOptions, AllOptions) {
     EXPECT_FALSE(o.check);
     EXPECT_TRUE(o.hot_l2);
     EXPECT_FALSE(o.roofline);
+}
+
+// --no-tuned-baseline drops the tuned baseline from a run unless --kernel names it: a number, name or label
+// (in a list too) names it, "all" does not.
+TEST(ParseOptions, NoTunedBaselineUnlessKernelNamesIt) {
+    const std::string number = std::to_string(kTunedBaseline), in_list = "1," + number, label = number + "_cublaslt";
+    EXPECT_FALSE(parse({"--no-tuned-baseline"}).tuned_baseline);
+    EXPECT_FALSE(times_tuned_baseline(parse({"--no-tuned-baseline"})));
+    EXPECT_FALSE(times_tuned_baseline(parse({"--no-tuned-baseline", "--kernel", "all"})));
+    EXPECT_FALSE(times_tuned_baseline(parse({"--no-tuned-baseline", "--kernel", "1,cublas"})));
+    EXPECT_TRUE(times_tuned_baseline(parse({"--no-tuned-baseline", "--kernel", "cublaslt"})));
+    EXPECT_TRUE(times_tuned_baseline(parse({"--no-tuned-baseline", "--kernel", in_list.c_str()})));
+    EXPECT_TRUE(times_tuned_baseline(parse({"--no-tuned-baseline", "-k", "1", "-k", label.c_str()})));
+    EXPECT_TRUE(times_tuned_baseline(parse({"--kernel", "1"})));
 }
 
 TEST(ParseOptions, RejectsBadValues) {
@@ -147,7 +163,7 @@ TEST(ParseOptions, HelpReturnsFalse) {
     const std::string help = testing::internal::GetCapturedStdout();
     for (const char* opt :
          {"--kernel", "--size", "--alpha", "--beta", "--warmup", "--reps", "--seed", "--json", "--list", "--device",
-          "--no-check", "--hot-l2", "--ld-pad", "--offset", "--verbose", "--tune", "--init"})
+          "--no-check", "--hot-l2", "--ld-pad", "--offset", "--verbose", "--tune", "--init", "--no-tuned-baseline"})
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
     for (const DistributionInfo& d : kDistributions) EXPECT_NE(help.find(d.name), std::string::npos) << d.name;
 }
@@ -178,8 +194,8 @@ const KernelInfo& second_step() { return registry().at(2); }
 
 TEST(SelectKernels, AllNumbersNamesAndLists) {
     const auto all = select_kernels({"all"});
-    ASSERT_EQ(all.size(), registry().size() - 1);
-    for (const KernelInfo* k : all) EXPECT_NE(k->spec.number, 0) << "cuBLAS is the baseline, not a selectable step";
+    ASSERT_EQ(all.size(), registry().size() - 2);
+    for (const KernelInfo* k : all) EXPECT_FALSE(k->is_baseline()) << k->label() << ": a baseline, not a step";
     const KernelInfo &a = first_step(), &b = second_step();
     // A number, a name and a label, in a comma list and repeated: registry order, no duplicates.
     const auto two = select_kernels({std::to_string(b.spec.number) + "," + a.name, a.label()});
@@ -187,6 +203,7 @@ TEST(SelectKernels, AllNumbersNamesAndLists) {
     EXPECT_EQ(select_kernels({"0" + std::to_string(a.spec.number)}), std::vector<const KernelInfo*>{&a});
     EXPECT_TRUE(select_kernels({"0"}).empty());
     EXPECT_TRUE(select_kernels({"cublas"}).empty());
+    EXPECT_TRUE(select_kernels({"cublaslt," + std::to_string(kTunedBaseline)}).empty());
 }
 
 TEST(SelectKernels, UnknownKernelListsValidOnes) {

@@ -206,6 +206,13 @@ TEST_P(KernelOnInputs, CorrectOnEveryDistribution) {
     const auto [kernel, init] = GetParam();
     const KernelInfo& k = *kernel;
     SKIP_UNLESS_RUNNABLE(k);
+    // Measured with cuBLAS 13.1 on an H100: for 1 x 257 x 3 cuBLASLt's timing picks algorithm 13, which
+    // returns Inf for every element when alpha = 2 and A lies in FP32's top binade, though the float64
+    // result is finite (alpha * a overflows there: scaling an operand by alpha first would explain it). A
+    // property of the yardstick, not of the runner, which reports it as FAIL; every other distribution
+    // holds the baseline to the bound.
+    if (k.spec.number == kTunedBaseline && init == Distribution::kHuge)
+        GTEST_SKIP() << "cuBLASLt's picked algorithm overflows on --init huge with alpha = 2 (see the comment)";
     struct Case {
         Size size;
         Layout layout;
@@ -291,6 +298,32 @@ TEST_P(Kernel, CorrectWhereRowsAndColumnsSpanMoreThan2To100) {
             EXPECT_LE(std::fabs(c[i * N + j] - r), gamma * rabs)
                 << k.label() << " C(" << i << ", " << j << ") = " << c[i * N + j] << ", exact " << r;
         }
+}
+
+// The tuned baseline times its algorithms on the first launch of a problem and keeps the fastest: before,
+// describe() says it has not timed them; after, it names the pick, the result is right although the timing
+// launches rewrote C (beta != 0: C's view is put back before the launch that counts), and a second launch
+// times nothing again and gives the same bits. A shape, layout and view no other test runs, so that the
+// first launch here is the first of its problem in this process.
+TEST(GpuTunedBaseline, TimesOnTheFirstLaunchAndKeepsThePick) {
+    SKIP_WITHOUT_GPU();
+    const KernelInfo* lt = find_kernel(std::to_string(kTunedBaseline));
+    ASSERT_NE(lt, nullptr);
+    const Size s{263, 141, 1037};
+    Problem p(s, 0.5f, 3.0f, run_seed(), true, Layout{1, 1, Op::kT, Op::kN});
+    if (const std::string why = lt->can_implement(p.args()); !why.empty()) GTEST_SKIP() << why;
+    const std::string before = lt->describe(p.args());
+    EXPECT_NE(before.find("not timed yet"), std::string::npos) << before;
+    p.run_once(*lt);
+    expect_right(*lt, p.verify(), s.K);
+    const std::vector<float> first = p.output();
+    const std::string after = lt->describe(p.args());
+    EXPECT_NE(after.find(", the fastest of "), std::string::npos) << after;
+    EXPECT_EQ(after.find("not timed yet"), std::string::npos) << after;
+    p.run_once(*lt);
+    EXPECT_EQ(lt->describe(p.args()), after);
+    const std::vector<float> second = p.output();
+    EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0);
 }
 
 // The padding check itself: a "kernel" that also writes one padding element must fail.

@@ -47,8 +47,43 @@ TEST(Registry, StepsAreNumberedWithoutGaps) {
     int expected = 0;
     for (const auto& k : registry()) {
         if (k.is_tuning_variant()) break;  // SGEMM_TUNING builds only
+        if (k.spec.number == kTunedBaseline) continue;  // numbered after the steps, not one of them
         EXPECT_EQ(k.spec.number, expected++) << k.label();
     }
+    EXPECT_LT(expected, kTunedBaseline) << "the steps have reached the tuned baseline's number";
+}
+
+// The tuned baseline: a baseline like cuBLAS (no functions of ours, every layout, FP32), whose workspace is
+// cuBLASLt's 32 MiB plus, with beta != 0, C's M x N view, kept while its first launch times the algorithms.
+TEST(Registry, TunedBaselineIsABaselineWithAStatedWorkspace) {
+    const KernelInfo* lt = find_kernel("cublaslt");
+    ASSERT_NE(lt, nullptr);
+    EXPECT_EQ(lt->spec.number, kTunedBaseline);
+    EXPECT_EQ(find_kernel(std::to_string(kTunedBaseline)), lt);
+    EXPECT_TRUE(lt->is_baseline());
+    EXPECT_FALSE(lt->is_tuning_variant());
+    EXPECT_EQ(lt->functions(), "");
+    EXPECT_TRUE(lt->launched_functions().empty());
+    EXPECT_EQ(lt->sass_functions(), "");
+    EXPECT_TRUE(lt->spec.any_layout);
+    EXPECT_EQ(lt->spec.precision, Precision::kFp32);
+    EXPECT_EQ(lt->spec.candidates, nullptr) << "it tunes itself, on its first launch";
+    int baselines = 0;
+    for (const auto& k : registry()) baselines += k.is_baseline();
+    EXPECT_EQ(baselines, 2) << "cuBLAS and the tuned baseline";
+    alignas(256) static float x[64];
+    const GemmArgs beta0{3, 5, 7, 1, 0, x, 7, x, 5, x, 5};
+    EXPECT_EQ(lt->workspace_bytes(beta0), 32u << 20);
+    GemmArgs beta1 = beta0;
+    beta1.beta = 0.5f;
+    EXPECT_EQ(lt->workspace_bytes(beta1), (32u << 20) + 256u);  // 3 x 5 floats, 256-byte aligned
+    beta1.M = 1000, beta1.N = 1000, beta1.ldb = beta1.ldc = 1000;
+    EXPECT_EQ(lt->workspace_bytes(beta1), (32u << 20) + align256(4000000));
+    // It asks cuBLASLt (and so the GPU) what it runs: without one, the project's error, not a crash.
+    try {
+        const std::string d = lt->describe(beta0);
+        EXPECT_TRUE(d.starts_with("cublasLtMatmul(OP_N, OP_N) on (B, A), CUBLAS_COMPUTE_32F, 32 MiB workspace: ")) << d;
+    } catch (const CudaError&) {}
 }
 
 TEST(Registry, BadRegistrationIsRejected) {
@@ -96,7 +131,7 @@ TEST(Registry, BadRegistrationIsRejected) {
 TEST(Registry, StepOfAVariantIsTheStepItsNameStartsWith) {
     int steps = 0;
     for (const auto& k : registry()) {
-        if (k.is_tuning_variant() || k.spec.number == 0) continue;
+        if (k.is_tuning_variant() || k.is_baseline()) continue;
         ++steps;
         EXPECT_EQ(step_of_variant(k.name + "_variant"), &k) << k.label();
         EXPECT_EQ(step_of_variant(k.name), nullptr) << k.label() << ": a variant's name goes on after the '_'";
@@ -104,6 +139,7 @@ TEST(Registry, StepOfAVariantIsTheStepItsNameStartsWith) {
     }
     EXPECT_GT(steps, 0);
     EXPECT_EQ(step_of_variant("cublas_variant"), nullptr) << "cuBLAS has no variants";
+    EXPECT_EQ(step_of_variant("cublaslt_variant"), nullptr) << "nor has the tuned baseline";
     EXPECT_EQ(step_of_variant("nonexistent_variant"), nullptr);
 }
 
@@ -112,8 +148,8 @@ TEST(Registry, FunctionsAndChecksAreTheStepsOwn) {
     bool any_sass = false, any_gemm_function = false;
     for (const auto& k : registry()) {
         SCOPED_TRACE(k.label());
-        if (k.spec.number == 0) {  // cuBLAS: no functions of ours
-            EXPECT_EQ(k.step, 0);
+        if (k.is_baseline()) {  // cuBLAS, cuBLASLt: no functions of ours
+            EXPECT_EQ(k.step, k.spec.number);
             EXPECT_EQ(k.functions(), "");
             EXPECT_EQ(k.sass_functions(), "");
             continue;
@@ -370,6 +406,7 @@ TEST(Registry, NnOnlyKernelsRefuseOtherLayouts) {
 TEST(Registry, ListJsonHasEveryKernel) {
     const nlohmann::json j = nlohmann::json::parse(kernel_list_json());
     EXPECT_EQ(j["tuning_from"], kTuningFrom);
+    EXPECT_EQ(j["tuned_baseline"], kTunedBaseline);
     ASSERT_EQ(j["kernels"].size(), registry().size());
     for (std::size_t i = 0; i < registry().size(); ++i) {
         const auto& k = registry()[i];
@@ -380,6 +417,7 @@ TEST(Registry, ListJsonHasEveryKernel) {
         EXPECT_EQ(e["requirements"]["min_cc"], k.spec.requirements.min_cc);
         EXPECT_EQ(e["tuning_variant"], k.is_tuning_variant());
         EXPECT_EQ(e["step"], k.step);
+        EXPECT_EQ(e["baseline"], k.is_baseline()) << k.label();
         const auto string_or_null = [](const std::string& s) {
             return s.empty() ? nlohmann::json() : nlohmann::json(s);
         };

@@ -509,6 +509,8 @@ if (13, 64, 64) in sizes:  # names its own path and its --json path, as a real e
     print(f"CUDA error: out of memory (fake) in {sys.argv[0]} writing {opt('--json')}", file=sys.stderr)
     sys.exit(3)
 wanted = [int(x) for x in opt("--kernel").split(",")]
+# The tuned baseline (99, where registered) runs after cuBLAS unless --no-tuned-baseline, or where named.
+tuned = [99] if any(k[0] == 99 for k in KERNELS) and ("--no-tuned-baseline" not in args or 99 in wanted) else []
 rows = []
 for m, n, k in sizes:  # every --size, in order, as the runner does (less FAKE_RUNNER_SKIP's, for a broken one)
     if f"{m},{n},{k}" == os.environ.get("FAKE_RUNNER_SKIP"):
@@ -516,9 +518,9 @@ for m, n, k in sizes:  # every --size, in order, as the runner does (less FAKE_R
     flop = 2.0 * m * n * k
     cublas_ms = flop / 40e12 * 1e3
     roof_ms = max(flop / 60e12, 4.0 * (m * k + k * n + m * n) / 3e12) * 1e3
-    for number in [0] + [w for w in wanted if w != 0]:
+    for number in [0] + tuned + [w for w in wanted if w not in (0, 99)]:
         name = {kn: name for kn, name, _, _ in KERNELS}[number]
-        ms = cublas_ms * (1 if number == 0 else 10.0 / number)
+        ms = cublas_ms * (1 if number == 0 else 1 / 1.05 if number == 99 else 10.0 / number)
         row = {"kernel": number, "name": name, "M": m, "N": n, "K": k, "median_ms": ms, "min_ms": ms,
                "tflops": flop / ms / 1e9, "pct_cublas": cublas_ms / ms * 100, "rel_err": 0.0, "bound": 1e-5,
                "cublas_rel_err": 0.0, "max_abs_diff_cublas": 0.0, "nonfinite": 0,
@@ -710,6 +712,45 @@ class BenchTest(unittest.TestCase):
             self.assertIn("| 13 | next_step | 52.0 | 130.0% |", f.read())
         with open(docs, encoding="utf-8") as f:
             self.assertIn("| 13 | [next_step](kernels/13_next_step.md) | the step after |", f.read())
+
+    def test_tuned_baseline_runs_like_cublas(self):
+        """A runner with the tuned baseline (99): bench names it in no --kernel (the runner times it beside
+        cuBLAS), stores it among the kernels and caps it never; the report lists it after cuBLAS as the tuned
+        reference, with no page link and outside the irregular plot's steps. --no-tuned-baseline goes to the
+        runner and leaves it out."""
+        self.env["FAKE_RUNNER_MORE"] = json.dumps([[99, "cublaslt", "cuBLASLt, the fastest algorithm", 99]])
+        proc = self.bench("--sizes", "1024", "4096", "--cap", "99=512")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        runs = [c for c in self.calls() if "--list" not in c]
+        self.assertEqual([c[c.index("--kernel") + 1] for c in runs], ["1,2,3", "2,3"])
+        doc = sr.load_results(self.out)
+        self.assertEqual([k["number"] for k in doc["kernels"]], [0, 1, 2, 3, 99])
+        self.assertEqual(doc["sweep"]["caps"], {"1": 2048, "2": 4096}, "a baseline is never capped")
+        self.assertEqual({r["M"] for r in doc["results"] if r["kernel"] == 99}, {1024, 4096})
+        proc, readme, docs = self.report_with_readmes()
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(readme, encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("| 99 | cuBLASLt tuned (tuned reference) | 42.0 | 105.0% |", text)
+        self.assertLess(text.index("cuBLAS (reference)"), text.index("cuBLASLt tuned"))
+        with open(docs, encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("| 99 | cuBLASLt tuned (tuned reference) | cuBLASLt, the fastest algorithm |", text)
+        self.assertNotIn("kernels/99_cublaslt.md", text)
+        report = load_script("report_tuned", REPORT)
+        model = report.Model(doc)
+        self.assertEqual([k["number"] for k in model.kernels], [1, 2, 3, 0, 99])
+        self.assertNotIn(99, [k["number"] for k in report.irregular_kernels(model)])
+
+        os.remove(self.log)
+        proc = self.bench("--sizes", "1024", "--no-tuned-baseline")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        runs = [c for c in self.calls() if "--list" not in c]
+        self.assertEqual(len(runs), 1)
+        self.assertIn("--no-tuned-baseline", runs[0])
+        doc = sr.load_results(self.out)
+        self.assertNotIn(99, [k["number"] for k in doc["kernels"]])
+        self.assertNotIn(99, [r["kernel"] for r in doc["results"]])
 
     def test_bad_arguments(self):
         for args, message in ((("--kernels", "nosuch"), "unknown kernel 'nosuch'"),
@@ -1385,6 +1426,11 @@ class KernelKeysTest(unittest.TestCase):
         self.assertEqual(self.numbers("all"), [0, 7, 13, 1300])
         self.assertEqual([k["number"] for k in sr.select_kernels("all", self.KERNELS)], [7, 13, 1300])
         self.assertEqual(sr.select_kernels("0", self.KERNELS), [])  # a run of cuBLAS alone times no kernel
+        # The tuned baseline is a baseline too: by the registry's flag, or by number in a file without it.
+        with_tuned = self.KERNELS + [{"number": sr.TUNED_BASELINE, "name": "cublaslt"}]
+        self.assertEqual([k["number"] for k in sr.select_kernels("all", with_tuned)], [7, 13, 1300])
+        self.assertTrue(sr.is_baseline({"number": 13, "name": "x", "baseline": True}))
+        self.assertFalse(sr.is_baseline({"number": sr.TUNED_BASELINE, "name": "x", "baseline": False}))
         self.assertEqual(self.numbers("0"), [0])
         self.assertEqual(self.numbers("1300_next_step_x"), [1300])
         self.assertEqual(self.numbers("0007"), [7])

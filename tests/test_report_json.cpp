@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "common/registry.h"  // kTunedBaseline
 #include "report.h"
 
 using namespace sgemm;
@@ -30,6 +31,7 @@ Report sample() {
     naive.roof_ms = 2.0541;
     naive.pct_roof = 1.7046;
     naive.roof_bound = "flop";
+    naive.pct_tuned = 2.1;
     Result na{9, "cp_async_multistage", 4096, 4096, 4096};
     na.status = "N/A";
     na.not_run_reason = "needs sm_80 or newer";
@@ -74,6 +76,9 @@ TEST(ReportJson, RoundTrip) {
     EXPECT_EQ(j["roofline"]["copy_bytes"], 1073741824);
     EXPECT_EQ(j["roofline"]["method"], "copy kernel");
     EXPECT_EQ(j["roofline"]["ffma_peak_tflops"], 66.90816);
+    EXPECT_EQ(j["results"][1]["pct_tuned"], 2.1);
+    EXPECT_TRUE(j["results"][0].contains("pct_tuned") && j["results"][0]["pct_tuned"].is_null());
+    EXPECT_EQ(j["tuned_baseline"], kTunedBaseline);
 }
 
 TEST(ReportJson, NoRooflineIsNull) {
@@ -100,7 +105,7 @@ TEST(ReportJson, ReadsSchemaOneFiles) {
         for (const char* key :
              {"config", "precision", "not_run_reason", "workspace_bytes", "sm_clock_before_mhz", "sm_clock_after_mhz",
               "mem_clock_before_mhz", "mem_clock_after_mhz", "tune_candidate", "picked", "outside_writes", "init",
-              "missed_nonfinite", "inexact", "roof_ms", "pct_roof", "roof_bound"})
+              "missed_nonfinite", "inexact", "roof_ms", "pct_roof", "roof_bound", "pct_tuned"})
             x.erase(key);
     const Report r = report_from_json(j);
     EXPECT_FALSE(r.roofline);
@@ -109,6 +114,7 @@ TEST(ReportJson, ReadsSchemaOneFiles) {
     EXPECT_FALSE(r.results[1].roof_ms);
     EXPECT_FALSE(r.results[1].pct_roof);
     EXPECT_FALSE(r.results[1].roof_bound);
+    EXPECT_FALSE(r.results[1].pct_tuned);
     EXPECT_EQ(r.device.sm_count, 132);
     EXPECT_EQ(r.settings.ld_pad, 0);
     EXPECT_EQ(r.settings.init, std::vector<std::string>{"uniform"});
@@ -173,4 +179,23 @@ TEST(ReportTable, RooflineHeaderStatesBothRates) {
                         "roof), DRAM 3.02"),
               0u);
     EXPECT_EQ(roofline_header(r.device, std::nullopt), "roofline: not measured (--no-roofline)\n");
+}
+
+// Where the tuned baseline ran in a table: a % tuned column right after % cuBLAS, "-" on rows without one
+// (N/A), every row still lined up with the header; without it the table is as before.
+TEST(ReportTable, TunedColumnFollowsCublasWhereTheTunedBaselineRan) {
+    const Report r = sample();
+    const std::string header = table_header(true);
+    EXPECT_NE(header.find("% cuBLAS   % tuned  % roof    rel err"), std::string::npos) << header;
+    EXPECT_EQ(table_header(false).find("% tuned"), std::string::npos);
+    EXPECT_NE(table_row(r.results[1], true).find("2.2%      2.1%    1.7%   4.50e-07"), std::string::npos)
+        << table_row(r.results[1], true);
+    EXPECT_NE(table_row(r.results[0], true).find("100.0%         -       - "), std::string::npos)
+        << table_row(r.results[0], true);
+    for (const Result& row : r.results) {
+        const std::string line = table_row(row, true);
+        EXPECT_EQ(line.find(row.status == "N/A" ? "N/A" : row.status), header.find("check")) << line;
+        EXPECT_EQ(table_row(row, false), table_row(row)) << "no column without the tuned baseline";
+        EXPECT_EQ(table_row(row, false).find("2.1%"), std::string::npos);
+    }
 }

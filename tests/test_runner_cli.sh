@@ -17,11 +17,11 @@ expect() {  # expect CODE PATTERN -- ARGS...   (ENV_PREFIX, if set, goes before 
     fi
 }
 # The kernels to run, from the runner's own registry (this test names no step): the steps in order, no
-# tuning variants. "NUMBER NAME LABEL" each.
+# tuning variants, no baselines. "NUMBER NAME LABEL" each.
 steps=$("$runner" --list --json - | python3 -c '
 import json, sys
 for k in json.load(sys.stdin)["kernels"]:
-    if k["number"] > 0 and not k["tuning_variant"]:
+    if not k["baseline"] and not k["tuning_variant"]:
         print(k["number"], k["name"], k["label"])')
 read -r n1 name1 label1 <<<"$(sed -n 1p <<<"$steps")"
 read -r n2 name2 label2 <<<"$(sed -n 2p <<<"$steps")"
@@ -33,8 +33,10 @@ all_steps=$(awk '{print $1}' <<<"$steps" | paste -sd,)
 # A step that computes NN only (N/A in the other layouts), "NUMBER NAME".
 read -r nn_n nn_name <<<"$("$runner" --list --json - | python3 -c '
 import json, sys
-k = next(k for k in json.load(sys.stdin)["kernels"] if k["number"] > 0 and not k.get("any_layout"))
+k = next(k for k in json.load(sys.stdin)["kernels"] if not k["baseline"] and not k.get("any_layout"))
 print(k["number"], k["name"])')"
+# The tuned baseline's number (the registry's kTunedBaseline).
+tuned=$("$runner" --list --json - | python3 -c 'import json, sys; print(json.load(sys.stdin)["tuned_baseline"])')
 
 expect 0 '^ +0 +cublas +cuBLAS' -- --list
 expect 0 "^ +$n1 +$name1 " -- --list
@@ -43,6 +45,18 @@ expect 2 "unknown kernel 'bogus'.*" -- --kernel bogus --size 8,8,8
 expect 2 "$name1" -- --kernel "$n1,bogus"
 # --list --kernel KEYS: exactly the kernels KEYS selects (cuBLAS where named), the errors of a run.
 expect 0 '^ +0 +cublas ' -- --list --kernel cublas
+expect 0 "^ +$tuned +cublaslt +cuBLASLt .*\\[every layout\\]" -- --list --kernel cublaslt
+expect 0 '"baseline": true' -- --list --kernel cublaslt --json -
+expect 0 '"baseline": false' -- --list --kernel "$n1" --json -
+expect 0 '"functions": null' -- --list --kernel "$tuned" --json -
+expect 0 'no-tuned-baseline' -- --help
+# scripts/sgemm_results.py knows the tuned baseline by the registry's number.
+if [[ "$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import sgemm_results as sr; print(sr.TUNED_BASELINE)' \
+    "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../scripts")" == "$tuned" ]]; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1)); echo "FAIL: scripts/sgemm_results.py's TUNED_BASELINE is not the registry's $tuned"
+fi
 # A label, a name and a zero-padded number of the same kernel: both kernels once, in registry order.
 listed=$("$runner" --list --kernel "$label2,$name1,0$n1" 2>&1 | awk '{print $1, $2}')
 if [[ $listed == "$n1 $name1"$'\n'"$n2 $name2" ]]; then
@@ -60,7 +74,8 @@ expect 2 "unknown kernel 'bogus'" -- --list --kernel bogus --json -
 # the runner selects, key for key (the runner's grammar is the one grammar).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 listing=$("$runner" --list --json -)
-for keys in "$n1" "0$n1" "000$n1" "0000$n1" "$name1" "$label1" "$label2,$n1" "all" "0" "cublas" "$n1,$name2,all" "bogus"; do
+for keys in "$n1" "0$n1" "000$n1" "0000$n1" "$name1" "$label1" "$label2,$n1" "all" "0" "cublas" "$n1,$name2,all" "bogus" \
+    "cublaslt" "$tuned,$n1"; do
     want=$("$runner" --list --kernel "$keys" --json - 2>/dev/null | python3 -c '
 import json, sys
 print(",".join(str(k["number"]) for k in json.load(sys.stdin)["kernels"]))' 2>/dev/null || echo "error")
@@ -109,6 +124,7 @@ expect 0 '"any_layout": true' -- --list --kernel cublas --json -
 expect 0 '"any_layout": false' -- --list --kernel "$nn_n" --json -
 expect 2 'below 2\^31' -- --ld-pad 2147483000
 expect 0 '"tuning_from": 100' -- --list --json -
+expect 0 "\"tuned_baseline\": $tuned" -- --list --json -
 expect 0 "\"label\": \"$label2\"" -- --list --json -
 ENV_PREFIX="env NVIDIA_TF32_OVERRIDE=1" expect 2 'TF32' -- --kernel "$n1" --size 8,8,8
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
@@ -120,9 +136,31 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
     expect 0 'layout TT, inputs uniform' -- --kernel "$nn_n" --size 33,65,17 --layout all --reps 1 --warmup 0
     expect 0 "$nn_name .*N/A \(NN only\)" -- --kernel "$nn_n" --size 33,65,17 --layout NT --reps 1 --warmup 0
     expect 0 'ldb = N \+ 2 \(K \+ 2 with B transposed\)' -- --kernel all --size 37,41,43 --layout all --ld-pad 2 --offset 1 --reps 1 --warmup 0
-    # The roofline: both rates once in the header, and the % roof column right after % cuBLAS.
+    # The roofline: both rates once in the header (its % roof column: below, after % cuBLAS and % tuned).
     expect 0 '^roofline: FFMA [0-9.]+ TFLOP/s .*, DRAM [0-9.]+ TB/s measured' -- --kernel "$n1" --size 64,64,64 --reps 1 --warmup 0
-    expect 0 '% cuBLAS +% roof +rel err' -- --kernel "$n1" --size 64,64,64 --reps 1 --warmup 0
+    # The tuned baseline by default: its row right after cuBLAS's, and % tuned between % cuBLAS and % roof;
+    # --no-tuned-baseline drops both unless --kernel names it.
+    expect 0 '% cuBLAS +% tuned +% roof +rel err' -- --kernel "$n1" --size 64,64,64 --reps 1 --warmup 0
+    out=$("$runner" --kernel "$n1" --size 64,64,64 --reps 1 --warmup 0 2>&1)
+    if grep -A1 -E '^ +0 +cublas ' <<<"$out" | tail -1 | grep -Eq "^ +$tuned +cublaslt .* PASS"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "FAIL: the tuned baseline's row does not follow cuBLAS's:"; echo "$out"
+    fi
+    expect 0 'config: cublasLtMatmul.*, the fastest of ' -- --kernel "$tuned" --size 64,64,64 --reps 1 --warmup 0 -v
+    out=$("$runner" --kernel "$n1" --size 64,64,64 --reps 1 --warmup 0 --no-tuned-baseline 2>&1)
+    if grep -Eq '% cuBLAS +% roof +rel err' <<<"$out" && ! grep -Eq "% tuned|^ +$tuned +cublaslt" <<<"$out"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "FAIL: --no-tuned-baseline still shows the tuned baseline:"; echo "$out"
+    fi
+    # Named, it runs all the same.
+    out=$("$runner" --kernel cublaslt --no-tuned-baseline --size 64,64,64 --reps 1 --warmup 0 2>&1)
+    if grep -q '% tuned' <<<"$out" && grep -Eq "^ +$tuned +cublaslt .* PASS" <<<"$out"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "FAIL: --kernel cublaslt --no-tuned-baseline did not run it:"; echo "$out"
+    fi
     expect 0 '^roofline: not measured \(--no-roofline\)' -- --kernel "$n1" --size 64,64,64 --reps 1 --warmup 0 --no-roofline
     # The JSON's command holds no absolute path (the runner is named relative to the repository).
     tmp=$(mktemp -d)
@@ -132,13 +170,28 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
     else
         failed=$((failed + 1)); echo "FAIL: the JSON lacks the roofline (roofline.dram_gbs_measured, pct_roof)"
     fi
+    # pct_tuned on every row of a table where the tuned baseline ran (100 on its own), null without it.
+    expect 0 'wrote' -- --kernel "$n1" --size 8,8,8 --reps 1 --warmup 0 --no-tuned-baseline --json="$tmp/n.json"
+    got=$(python3 -c '
+import json, sys
+rows = lambda p: json.load(open(p))["results"]
+print([(r["kernel"], r["pct_tuned"] is not None) for r in rows(sys.argv[1])],
+      [r["pct_tuned"] for r in rows(sys.argv[1]) if r["kernel"] == int(sys.argv[3])],
+      [(r["kernel"], r["pct_tuned"]) for r in rows(sys.argv[2])])' "$tmp/r.json" "$tmp/n.json" "$tuned")
+    if [[ $got == "[(0, True), ($tuned, True), ($n1, True)] [100.0] [(0, None), ($n1, None)]" ]]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "FAIL: pct_tuned in the JSON: $got"
+    fi
     # Each row records its layout; the settings the layouts run, in order.
     expect 0 'wrote' -- --kernel "$nn_n" --size 8,8,8 --reps 1 --warmup 0 --layout TN,NN --json="$tmp/l.json"
     got=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["settings"]["layouts"], sorted({(r["layout"], r["kernel"], r["status"]) for r in d["results"]}))' "$tmp/l.json")
-    if [[ $got == "['TN', 'NN'] [('NN', 0, 'PASS'), ('NN', $nn_n, 'PASS'), ('TN', 0, 'PASS'), ('TN', $nn_n, 'N/A')]" ]]; then
+    want="['TN', 'NN'] [('NN', 0, 'PASS'), ('NN', $nn_n, 'PASS'), ('NN', $tuned, 'PASS'), ('TN', 0, 'PASS'), "
+    want+="('TN', $nn_n, 'N/A'), ('TN', $tuned, 'PASS')]"
+    if [[ $got == "$want" ]]; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1)); echo "FAIL: --layout TN,NN: the JSON's layouts and rows are $got"
@@ -152,6 +205,7 @@ print(d["settings"]["layouts"], sorted({(r["layout"], r["kernel"], r["status"]) 
     expect 2 'does not fit|needs .* MiB' -- --kernel "$n1" --size 1000000,1000000,1000000
 else
     expect 3 'no CUDA device' -- --kernel "$n1" --size 64,64,64
+    expect 3 'no CUDA device' -- --kernel "$n1" --size 64,64,64 --no-tuned-baseline
 fi
 echo "runner_cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

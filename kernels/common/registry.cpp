@@ -37,11 +37,13 @@ const char* to_string(Precision p) {
 
 std::string KernelInfo::label() const { return two_digits(spec.number) + "_" + name; }
 
-std::string KernelInfo::functions() const { return step > 0 ? "sgemm_" + two_digits(step) + "_" : ""; }
+std::string KernelInfo::functions() const {
+    return step > 0 && !is_baseline() ? "sgemm_" + two_digits(step) + "_" : "";
+}
 
 std::vector<std::string> KernelInfo::launched_functions() const {
     std::vector<std::string> out;
-    if (step > 0) out.push_back(functions());
+    if (!functions().empty()) out.push_back(functions());
     for (int composed : spec.composes) out.push_back("sgemm_" + two_digits(composed) + "_");
     return out;
 }
@@ -112,10 +114,11 @@ Registration::Registration(const KernelSpec& spec) {
     }
     // The functions a profiler or check_sass.py is pointed at must be this kernel's own.
     for (const char* function : {info.spec.gemm_function, info.spec.sass.functions})
-        if (function && (info.step == 0 || !std::string_view(function).starts_with(info.functions())))
+        if (function && (info.is_baseline() || !std::string_view(function).starts_with(info.functions())))
             throw std::logic_error("sgemm registry: kernel '" + name + "' names function '" + function + "', " +
-                                   (info.step == 0 ? "but it has no sgemm_NN_ functions"
-                                                   : "which is not one of its " + info.functions() + "* functions"));
+                                   (info.is_baseline()
+                                        ? "but it has no sgemm_NN_ functions"
+                                        : "which is not one of its " + info.functions() + "* functions"));
     if (info.spec.sass.functions && info.sass_functions().empty())
         throw std::logic_error("sgemm registry: kernel '" + name + "' names SASS functions but no features");
     kernels.insert(
@@ -127,7 +130,7 @@ Registration::Registration(const KernelSpec& spec) {
 const KernelInfo* step_of_variant(std::string_view name) {
     const KernelInfo* step = nullptr;
     for (const auto& k : registry())
-        if (!k.is_tuning_variant() && k.spec.number > 0 && name.size() > k.name.size() && name.starts_with(k.name) &&
+        if (!k.is_tuning_variant() && !k.is_baseline() && name.size() > k.name.size() && name.starts_with(k.name) &&
             name[k.name.size()] == '_' && (!step || k.name.size() > step->name.size()))
             step = &k;
     return step;

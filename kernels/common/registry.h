@@ -87,6 +87,14 @@ const char* to_string(Precision p);  // "fp32", "fp32 via tensor cores", "tf32"
 // handling), registered only in -DSGEMM_TUNING=ON builds. The scripts read it from --list --json.
 inline constexpr int kTuningFrom = 100;
 
+// The baselines: libraries' GEMMs the steps are timed against, not steps (no functions of ours, so no
+// SASS checks and no racecheck; the runner times them whatever --kernel says). 0 is cuBLAS
+// (cublasSgemm), the reference of % cuBLAS; kTunedBaseline is cuBLASLt with the fastest of its
+// heuristic's algorithms timed on each problem (kernels/99_cublaslt.cu), the reference of % tuned.
+// Numbered after any step there will be and below kTuningFrom, so the steps stay 1, 2, 3, ... without
+// gaps. The scripts read it from --list --json.
+inline constexpr int kTunedBaseline = 99;
+
 // What the machine code of a kernel must show, checked without a GPU by tests/check_sass.py in the
 // code for the SMs its Requirements allow. Features are names from check_sass.py's vocabulary, which
 // maps each to an instruction pattern: "LDG.128", "LDS.128", "LDGSTS", "UTMALDG", "SYNCS",
@@ -103,7 +111,7 @@ struct SassChecks {
 // What a kernel file registers (an aggregate: designated initializers keep it to one line). Its
 // __global__ functions are named sgemm_NN_* after its step (a tuning variant's are its step's).
 struct KernelSpec {
-    int number = -1;            // 0 is cuBLAS; steps are 1, 2, 3, ...; tuning variants kTuningFrom+
+    int number = -1;            // 0 cuBLAS; steps 1, 2, 3, ...; kTunedBaseline; tuning variants kTuningFrom+
     const char* name = "";      // e.g. "naive"; a tuning variant's starts with its step's name and '_'
     const char* idea = "";      // one line for --list and the docs
     LaunchFn launch = nullptr;
@@ -133,14 +141,16 @@ struct KernelSpec {
 struct KernelInfo {
     KernelSpec spec;   // as registered, idea never null, with what a tuning variant inherits filled in
     std::string name;  // spec.name
-    // spec.number for a step (0 for cuBLAS); for a tuning variant, the step whose name and '_' start
+    // spec.number for a step or a baseline; for a tuning variant, the step whose name and '_' start
     // its name (103 smem_caching_checked: 3). Derived rather than registered: the name already says
     // it, and a second field could disagree with it.
     int step = -1;
 
     std::string label() const;  // "01_naive"
     bool is_tuning_variant() const { return spec.number >= kTuningFrom; }
-    // "sgemm_07_": the prefix of every __global__ function of the kernel (its step's); "" for cuBLAS.
+    // cuBLAS or the tuned cuBLASLt baseline: by number, as a tuning variant is.
+    bool is_baseline() const { return spec.number == 0 || spec.number == kTunedBaseline; }
+    // "sgemm_07_": the prefix of every __global__ function of the kernel (its step's); "" for a baseline.
     std::string functions() const;
     // functions() and the prefixes of the steps it composes: every __global__ function it may launch.
     std::vector<std::string> launched_functions() const;
