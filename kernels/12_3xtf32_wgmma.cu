@@ -776,12 +776,12 @@ using Step12 = Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>;
 // stores reach about half the rate of a streaming kernel (41 % of the DRAM peak at 46341 x 46341 x 2
 // on an H200, where step 10's outer-product kernel reaches 85 %).
 // Rates from the GPU at hand (kernels/common/gpu_rates.h).
-constexpr double kLaunchSeconds = 3e-6, kTileSeconds = 7.2e-6, kTensorFraction = 0.51, kDramFraction = 0.83,
-                 kSmallKStoreFraction = 0.5;
+using sgemm::kLaunchSeconds;
+constexpr double kTileSeconds = 7.2e-6, kTensorFraction = 0.51, kSmallKStoreFraction = 0.5;
 
 struct Rates {
     int sms = 0;
-    double tensor = 0, dram = 0;  // 3xTF32 FLOP/s of one SM at kTensorFraction; DRAM bytes/s at kDramFraction
+    double tensor = 0, dram = 0;  // 3xTF32 FLOP/s of one SM at kTensorFraction; DRAM bytes/s a streaming kernel reaches
 };
 
 double model_seconds(const sgemm::GemmArgs& a) {
@@ -794,7 +794,7 @@ double model_seconds(const sgemm::GemmArgs& a) {
             rates.sms * kTensorFraction;
         rates.dram = sgemm::dram_peak_bytes_per_s(1e3 * attribute(cudaDevAttrMemoryClockRate),
                                                   attribute(cudaDevAttrGlobalMemoryBusWidth)) *
-            kDramFraction;
+            sgemm::kStreamDramFraction;
         return rates;
     });
     const double mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;

@@ -48,9 +48,8 @@ __global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows)
 }
 // [/doc:transpose]
 
-// A copy runs at this fraction of the DRAM peak (step 10's streaming kernels reach 0.83) and costs a
-// launch (~3 us of stream time).
-constexpr double kDramFraction = 0.83, kLaunchSeconds = 3e-6;
+// A copy runs at the DRAM rate a streaming kernel reaches and costs a launch (kernels/common/gpu_rates.h).
+using sgemm::kLaunchSeconds;
 
 struct Device {
     bool tensor = false;  // step 12 runs here: compute capability 9.0 (sm_90a code)
@@ -65,7 +64,7 @@ const Device& device() {
             attribute(cudaDevAttrComputeCapabilityMajor) == 9 && attribute(cudaDevAttrComputeCapabilityMinor) == 0;
         d.dram = sgemm::dram_peak_bytes_per_s(1e3 * attribute(cudaDevAttrMemoryClockRate),
                                               attribute(cudaDevAttrGlobalMemoryBusWidth)) *
-            kDramFraction;
+            sgemm::kStreamDramFraction;
         return d;
     });
 }
@@ -180,29 +179,41 @@ std::string microseconds(double seconds) {
     return text;
 }
 
+// What the planned way runs, needs and is: the registry's functions below plan each call themselves, the
+// library's gemm() plans once and passes the plan to each.
+void run(const GemmArgs& args, const Plan& p, void* workspace, cudaStream_t stream) {
+    if (p.way == Way::kTensor) return sgemm::tf32x3_wgmma_entry().launch(args, workspace, stream);
+    const FfmaForm f = ffma_form(args, p.way == Way::kSwapped, reinterpret_cast<std::uintptr_t>(workspace));
+    const dim3 block(sgemm::kStageTile, sgemm::kStageRows);
+    for (int i = 0; i < f.num_copies; ++i) {
+        const Copy& c = f.copies[i];
+        sgemm::launch_checked(sgemm_13_one_call_transpose, sgemm::stage_grid(c.rows, c.cols), block, 0, stream, c.rows,
+                              c.cols, c.src, c.ld_src, c.dst, c.ld_dst);
+    }
+    sgemm::every_shape_entry().launch(f.nn, reinterpret_cast<void*>(f.end), stream);
+    if (f.swapped)
+        sgemm::launch_checked(sgemm_13_one_call_transpose_c, sgemm::stage_grid(args.N, args.M), block, 0, stream,
+                              args.N, args.M, f.nn.C, f.nn.ldc, args.C, args.ldc, args.alpha, args.beta);
+}
+
+std::size_t workspace_of(const GemmArgs& args, const Plan& p) {
+    if (p.way == Way::kTensor) return sgemm::tf32x3_wgmma_entry().workspace_bytes(args);
+    const FfmaForm f = ffma_form(args, p.way == Way::kSwapped, 0);
+    return f.end + sgemm::every_shape_entry().workspace_bytes(f.nn);
+}
+
+// Empty when some way can run `args`; else why the FFMA family cannot (the tensor path is never alone).
+std::string unrunnable(const GemmArgs& args, const Plan& p) {
+    if (!std::isinf(p.seconds[static_cast<int>(p.way)])) return "";
+    return sgemm::every_shape_entry().can_implement(ffma_form(args, false, 0).nn);
+}
+
 struct Gemm {
     static void launch(const GemmArgs& args, void* workspace, cudaStream_t stream) {
-        const Plan p = plan(args);
-        if (p.way == Way::kTensor) return sgemm::tf32x3_wgmma_entry().launch(args, workspace, stream);
-        const FfmaForm f = ffma_form(args, p.way == Way::kSwapped, reinterpret_cast<std::uintptr_t>(workspace));
-        const dim3 block(sgemm::kStageTile, sgemm::kStageRows);
-        for (int i = 0; i < f.num_copies; ++i) {
-            const Copy& c = f.copies[i];
-            sgemm::launch_checked(sgemm_13_one_call_transpose, sgemm::stage_grid(c.rows, c.cols), block, 0, stream,
-                                  c.rows, c.cols, c.src, c.ld_src, c.dst, c.ld_dst);
-        }
-        sgemm::every_shape_entry().launch(f.nn, reinterpret_cast<void*>(f.end), stream);
-        if (f.swapped)
-            sgemm::launch_checked(sgemm_13_one_call_transpose_c, sgemm::stage_grid(args.N, args.M), block, 0, stream,
-                                  args.N, args.M, f.nn.C, f.nn.ldc, args.C, args.ldc, args.alpha, args.beta);
+        run(args, plan(args), workspace, stream);
     }
 
-    static std::size_t workspace_bytes(const GemmArgs& args) {
-        const Plan p = plan(args);
-        if (p.way == Way::kTensor) return sgemm::tf32x3_wgmma_entry().workspace_bytes(args);
-        const FfmaForm f = ffma_form(args, p.way == Way::kSwapped, 0);
-        return f.end + sgemm::every_shape_entry().workspace_bytes(f.nn);
-    }
+    static std::size_t workspace_bytes(const GemmArgs& args) { return workspace_of(args, plan(args)); }
 
     static std::string describe(const GemmArgs& args) {
         const Plan p = plan(args);
@@ -217,11 +228,7 @@ struct Gemm {
         return "FFMA, step 10" + form + copies + models + ": " + sgemm::every_shape_entry().describe(f.nn);
     }
 
-    static std::string can_implement(const GemmArgs& args) {
-        const Plan p = plan(args);
-        if (!std::isinf(p.seconds[static_cast<int>(p.way)])) return "";
-        return sgemm::every_shape_entry().can_implement(ffma_form(args, false, 0).nn);
-    }
+    static std::string can_implement(const GemmArgs& args) { return unrunnable(args, plan(args)); }
 };
 
 }  // namespace
@@ -295,7 +302,8 @@ std::size_t gemm_workspace_bytes(Op op_a, Op op_b, int M, int N, int K) {
         for (float beta : {0.0f, 1.0f})
             for (unsigned unaligned = 0; unaligned < 8; ++unaligned) {
                 const GemmArgs a = packed_args(op_a, op_b, M, N, K, beta, unaligned);
-                if (Gemm::can_implement(a).empty()) bytes = std::max(bytes, Gemm::workspace_bytes(a));
+                const Plan p = plan(a);
+                if (unrunnable(a, p).empty()) bytes = std::max(bytes, workspace_of(a, p));
             }
     } catch (const std::exception& e) {
         failed_with(e);
@@ -310,8 +318,9 @@ Status gemm(Op op_a, Op op_b, int M, int N, int K, float alpha, const float* A, 
     if (std::string why = validate(args); !why.empty()) return fail(Status::kInvalidValue, why);
     if (std::string why = unsupported_device(); !why.empty()) return fail(Status::kNotSupported, why);
     try {
-        if (std::string why = Gemm::can_implement(args); !why.empty()) return fail(Status::kNotSupported, why);
-        const std::size_t needed = Gemm::workspace_bytes(args);
+        const Plan p = plan(args);
+        if (std::string why = unrunnable(args, p); !why.empty()) return fail(Status::kNotSupported, why);
+        const std::size_t needed = workspace_of(args, p);
         if (workspace && workspace_bytes < needed)
             return fail(
                 Status::kInvalidValue,
@@ -324,7 +333,7 @@ Status gemm(Op op_a, Op op_b, int M, int N, int K, float alpha, const float* A, 
             workspace = owned;
         }
         try {
-            Gemm::launch(args, workspace, stream);
+            run(args, p, workspace, stream);
         } catch (...) {
             if (owned) cudaFreeAsync(owned, stream);
             throw;

@@ -170,14 +170,6 @@ cublasStatus_t matmul(Tuning& t, const sgemm::GemmArgs& a, const cublasLtMatmulA
                           &algo, workspace, kLtWorkspaceBytes, stream);
 }
 
-struct Event {
-    cudaEvent_t e = nullptr;
-    Event() { sgemm::check(cudaEventCreate(&e)); }
-    ~Event() { cudaEventDestroy(e); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-};
-
 // Times every proposed algorithm on `a` and keeps the fastest. The timing launches rewrite C; with
 // beta != 0 they also read it, so its M x N view is saved in the workspace after cuBLASLt's part and put
 // back before the launch that counts.
@@ -187,7 +179,7 @@ void tune(Tuning& t, const sgemm::GemmArgs& a, void* workspace, cudaStream_t str
     const std::size_t row_bytes = std::size_t(a.N) * sizeof(float), pitch = std::size_t(a.ldc) * sizeof(float);
     if (a.beta != 0.0f)
         check(cudaMemcpy2DAsync(saved, row_bytes, a.C, pitch, row_bytes, a.M, cudaMemcpyDeviceToDevice, stream));
-    Event start, stop;
+    sgemm::Event start, stop;
     float best = 0;
     cublasStatus_t failure = CUBLAS_STATUS_SUCCESS;
     t.timed = 0;

@@ -266,40 +266,42 @@ int run(int argc, char** argv) {
                             pass_rule(init, opt.alpha, opt.beta, s.K).c_str(), table_header(with_tuned).c_str());
                 const Result base = measure(problem, *cublas, launcher_of(*cublas, args),
                                             base_result(*cublas, s, args, init, report.roofline), opt, 0, std::nullopt);
-                std::vector<Result> rows{base};
+                // A checked, timed run of `k` against the baselines, or N/A where it cannot run (which does
+                // not count as a failure: the kernel was never launched).
                 std::optional<double> tuned_ms;
-                if (tuned) {
-                    Result r = base_result(*tuned, s, args, init, report.roofline);
-                    if (!with_tuned) {
+                auto run = [&](const KernelInfo& k) {
+                    Result r = base_result(k, s, args, init, report.roofline);
+                    if (const std::string why = not_runnable(k, cc, args); !why.empty()) {
                         r.status = "N/A";
-                        r.not_run_reason = tuned_why;
-                    } else {
-                        r = measure(problem, *tuned, launcher_of(*tuned, args), r, opt, base.median_ms, std::nullopt);
-                        r.config = tuned->describe(args);  // its pick, now that the first launch has timed them
-                        r.cublas_rel_err = base.rel_err;
-                        r.pct_tuned = 100.0;
-                        tuned_ms = r.median_ms;
-                        rows.front().pct_tuned = 100.0 * r.median_ms / base.median_ms;
+                        r.not_run_reason = why;
+                        return r;
                     }
-                    rows.push_back(r);
-                }
-                for (const Result& r : rows) {
+                    r = measure(problem, k, launcher_of(k, args), r, opt, base.median_ms, tuned_ms);
+                    r.cublas_rel_err = base.rel_err;
+                    return r;
+                };
+                auto record = [&](const Result& r) {
                     print_row(r, opt, with_tuned);
                     report.results.push_back(r);
                     all_pass &= r.status != "FAIL";
+                };
+                if (!tuned) {
+                    record(base);
+                } else {
+                    Result r = run(*tuned);
+                    if (with_tuned) {
+                        r.config = tuned->describe(args);  // its pick, now that the first launch has timed them
+                        r.pct_tuned = 100.0;
+                        tuned_ms = r.median_ms;
+                    }
+                    Result cublas_row = base;
+                    if (tuned_ms) cublas_row.pct_tuned = 100.0 * *tuned_ms / base.median_ms;
+                    record(cublas_row);
+                    record(r);
                 }
                 for (const KernelInfo* k : kernels) {
-                    Result r = base_result(*k, s, args, init, report.roofline);
-                    if (const std::string why = not_runnable(*k, cc, args); !why.empty()) {
-                        r.status = "N/A";  // does not count as a failure: the kernel was never launched
-                        r.not_run_reason = why;
-                    } else {
-                        r = measure(problem, *k, launcher_of(*k, args), r, opt, base.median_ms, tuned_ms);
-                        r.cublas_rel_err = base.rel_err;
-                        all_pass &= r.status != "FAIL";
-                    }
-                    print_row(r, opt, with_tuned);
-                    report.results.push_back(r);
+                    const Result r = run(*k);
+                    record(r);
                     if (opt.tune && k->spec.candidates && r.status != "N/A")
                         tune(problem, *k, opt, base.median_ms, tuned_ms, report, all_pass);
                 }

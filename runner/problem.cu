@@ -375,14 +375,6 @@ Timing Problem::time(const Launcher& l, int warmup, int reps, bool hot_l2) {
     void* ws = workspace(l.workspace_bytes);  // allocated before any timed launch
     reset_output();
     for (int i = 0; i < warmup; ++i) l.launch(args_, ws, stream_);
-    // Events owned by RAII: a launch that throws half way must not leak them.
-    struct Event {
-        cudaEvent_t e = nullptr;
-        Event() { check(cudaEventCreate(&e)); }
-        ~Event() { cudaEventDestroy(e); }
-        Event(const Event&) = delete;
-        Event& operator=(const Event&) = delete;
-    };
     std::vector<Event> start(reps), stop(reps);
     for (int i = 0; i < reps; ++i) {
         // With beta != 0 each launch reads C: restore it so that values stay

@@ -114,7 +114,7 @@ static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4,
 // --tune runs on that GPU, written by scripts/calibrate_planner (kernels/10_every_shape/calibration.h).
 struct Calibration {
     double mainloop_fraction = 0.744;  // step 09's mainloop, 8 warps per SM, of the FFMA peak
-    double dram_fraction = 0.83;  // DRAM bandwidth a streaming kernel reaches, of the peak
+    double dram_fraction = sgemm::kStreamDramFraction;  // DRAM bandwidth a streaming kernel reaches, of the peak
     double outer_fraction = 0.2;  // the outer kernel's FFMA rate, of the peak (3 blocks, 24 warps per SM)
     double skinny_fraction = 0.3;  // the skinny kernel's FFMA rate, of the peak (1 block of 8 warps per SM)
     std::array<double, kNumClasses> scale = [] {
@@ -222,7 +222,7 @@ inline int blocks_per_sm(int threads, int smem, int regs, const DeviceModel& d) 
 
 // [doc:fixed-costs]
 // Fixed costs (host and front end: the same on every GPU of this class).
-constexpr double kLaunchS = 3e-6;  // a kernel launch (the same for every candidate)
+constexpr double kLaunchS = sgemm::kLaunchSeconds;  // a kernel launch (the same for every candidate)
 constexpr double kReduceLaunchS = 3e-6;  // a second, dependent launch (reduction, memset, packing)
 constexpr double kRoundLatencyS = 2e-6;  // per round of tile blocks: first k-tile from DRAM + the epilogue
 // [/doc:fixed-costs]

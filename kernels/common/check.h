@@ -56,6 +56,15 @@ void allow_dynamic_smem(void (*kernel)(KernelArgs...), int bytes) {
     allow_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes);
 }
 
+// A CUDA event owned by RAII: a launch that throws between two records must not leak it.
+struct Event {
+    cudaEvent_t e = nullptr;
+    Event() { check(cudaEventCreate(&e)); }
+    ~Event() { cudaEventDestroy(e); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+};
+
 // One attribute of a device (cudaDeviceGetAttribute, checked).
 inline int device_attribute(cudaDeviceAttr attr, int device) {
     int value = 0;

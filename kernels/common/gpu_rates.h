@@ -29,6 +29,12 @@ constexpr double tf32_tensor_peak_flops(int cc, int sms, double sm_clock_hz) {
     return 2.0 * fma_per_clock * sms * sm_clock_hz;
 }
 
+// What the models of steps 10, 12 and 13 charge for a kernel launch in stream time (3 us, as empty
+// launches measure on an H100 and an H200), and the fraction of the DRAM peak a streaming kernel reaches
+// (0.83, step 10's measurement on an H200; a calibration file may set step 10's own).
+inline constexpr double kLaunchSeconds = 3e-6;
+inline constexpr double kStreamDramFraction = 0.83;
+
 // DRAM bytes/s from the memory clock and bus width as cudaDevAttrMemoryClockRate and
 // cudaDevAttrGlobalMemoryBusWidth report them: two transfers per reported clock (H100 SXM:
 // 2 x 2619 MHz x 5120 bits / 8 = 3.35 TB/s; H200: 2 x 3201 MHz x 6016 bits / 8 = 4.81 TB/s).

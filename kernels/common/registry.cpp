@@ -24,6 +24,10 @@ bool valid_name(std::string_view name) {
         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
     });
 }
+
+// "sgemm_07_": the prefix of step 7's __global__ functions.
+std::string function_prefix(int step) { return "sgemm_" + two_digits(step) + "_"; }
+
 }  // namespace
 
 const char* to_string(Precision p) {
@@ -37,14 +41,12 @@ const char* to_string(Precision p) {
 
 std::string KernelInfo::label() const { return two_digits(spec.number) + "_" + name; }
 
-std::string KernelInfo::functions() const {
-    return step > 0 && !is_baseline() ? "sgemm_" + two_digits(step) + "_" : "";
-}
+std::string KernelInfo::functions() const { return step > 0 && !is_baseline() ? function_prefix(step) : ""; }
 
 std::vector<std::string> KernelInfo::launched_functions() const {
     std::vector<std::string> out;
     if (!functions().empty()) out.push_back(functions());
-    for (int composed : spec.composes) out.push_back("sgemm_" + two_digits(composed) + "_");
+    for (int composed : spec.composes) out.push_back(function_prefix(composed));
     return out;
 }
 
@@ -155,10 +157,9 @@ std::string layout_name(Op op_a, Op op_b) {
 
 std::string validate(const GemmArgs& a) {
     if (a.M < 1 || a.N < 1 || a.K < 1) return "M, N and K must be at least 1";
-    if (a.op_a == Op::kN ? a.lda < a.K : a.lda < a.M)
-        return a.op_a == Op::kN ? "lda must be at least K" : "lda must be at least M (A transposed)";
-    if (a.op_b == Op::kN ? a.ldb < a.N : a.ldb < a.K)
-        return a.op_b == Op::kN ? "ldb must be at least N" : "ldb must be at least K (B transposed)";
+    const bool a_t = a.op_a == Op::kT, b_t = a.op_b == Op::kT;  // stored K x M, N x K: rows of M, K floats
+    if (a.lda < (a_t ? a.M : a.K)) return a_t ? "lda must be at least M (A transposed)" : "lda must be at least K";
+    if (a.ldb < (b_t ? a.K : a.N)) return b_t ? "ldb must be at least K (B transposed)" : "ldb must be at least N";
     if (a.ldc < a.N) return "ldc must be at least N";
     if (!a.A || !a.B || !a.C) return "A, B and C must not be null";
     return "";
