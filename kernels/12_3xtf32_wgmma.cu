@@ -114,16 +114,10 @@ __device__ __forceinline__ int scale_exponent(const unsigned* max_bits, int i) {
 constexpr float kBandBottom = 0x1p-52f, kBandTop = 0x1p63f;
 constexpr int kRescueColBlocks = 8;  // the scaled pass's grid: 8 blocks per 32 rows (see split())
 
-// x * 2^e for e in [-252, 254] (the scale exponents' sums lie in [-298, 254]; below -252 every
-// |x| < 2^100 gives 0 either way), exact unless the result leaves the normal range. One multiply
-// when 2^e is a normal float (every real input); else two factors, each a normal power of two, the
-// one nearer 1 first, so that a result below the normal range is rounded once.
-__device__ __forceinline__ float mul_pow2(float x, int e) {
-    if (e >= -126 && e <= 127) return x * __int_as_float((e + 127) << 23);
-    const int e1 = max(-126, min(127, e));
-    const int e2 = max(-126, min(127, e - e1));
-    return x * __int_as_float((e2 + 127) << 23) * __int_as_float((e1 + 127) << 23);
-}
+// Scaling back and forth: x * 2^e, exact unless the result leaves the normal range (kernels/common/
+// tile.cuh; the scale exponents' sums lie in [-298, 254], and below -252 every |x| < 2^100 gives 0
+// either way).
+using sgemm::mul_pow2;
 // [/doc:exact-scaling]
 
 // Template arguments: BM x BN x BK block tile, STAGES, GROUP_M (rasterization as in step 09),

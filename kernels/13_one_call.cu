@@ -149,10 +149,11 @@ double copy_seconds(const FfmaForm& f, const GemmArgs& a) {
 // stages both operands anyway). Where step 12 cannot run (no sm_90a, or a shape it cannot index), an
 // FFMA form runs. The swapped form is weighed only where it saves a copy of an operand: NT, TN and TT
 // (in NN it would add two).
-enum class Way { kTensor, kDirect, kSwapped };
+enum class Way { kTensor, kDirect, kSwapped, kInt8 };
+constexpr int kWays = 4;
 struct Plan {
     Way way = Way::kDirect;
-    double seconds[3] = {};  // by Way; infinity: cannot run
+    double seconds[kWays] = {};  // by Way; infinity: cannot run
 };
 
 Plan plan(const GemmArgs& a) {
@@ -167,7 +168,9 @@ Plan plan(const GemmArgs& a) {
     }
     const sgemm::StepEntry& tensor = sgemm::tf32x3_wgmma_entry();
     p.seconds[0] = device().tensor && tensor.can_implement(a).empty() ? tensor.model_seconds(a) : kNever;
-    p.way = static_cast<Way>(std::min_element(p.seconds, p.seconds + 3) - p.seconds);
+    const sgemm::StepEntry& int8 = sgemm::ozaki_int8_entry();
+    p.seconds[3] = device().tensor && int8.can_implement(a).empty() ? int8.model_seconds(a) : kNever;
+    p.way = static_cast<Way>(std::min_element(p.seconds, p.seconds + kWays) - p.seconds);
     return p;
 }
 // [/doc:plan]
@@ -183,6 +186,7 @@ std::string microseconds(double seconds) {
 // library's gemm() plans once and passes the plan to each.
 void run(const GemmArgs& args, const Plan& p, void* workspace, cudaStream_t stream) {
     if (p.way == Way::kTensor) return sgemm::tf32x3_wgmma_entry().launch(args, workspace, stream);
+    if (p.way == Way::kInt8) return sgemm::ozaki_int8_entry().launch(args, workspace, stream);
     const FfmaForm f = ffma_form(args, p.way == Way::kSwapped, reinterpret_cast<std::uintptr_t>(workspace));
     const dim3 block(sgemm::kStageTile, sgemm::kStageRows);
     for (int i = 0; i < f.num_copies; ++i) {
@@ -198,6 +202,7 @@ void run(const GemmArgs& args, const Plan& p, void* workspace, cudaStream_t stre
 
 std::size_t workspace_of(const GemmArgs& args, const Plan& p) {
     if (p.way == Way::kTensor) return sgemm::tf32x3_wgmma_entry().workspace_bytes(args);
+    if (p.way == Way::kInt8) return sgemm::ozaki_int8_entry().workspace_bytes(args);
     const FfmaForm f = ffma_form(args, p.way == Way::kSwapped, 0);
     return f.end + sgemm::every_shape_entry().workspace_bytes(f.nn);
 }
@@ -218,9 +223,12 @@ struct Gemm {
     static std::string describe(const GemmArgs& args) {
         const Plan p = plan(args);
         const std::string models = " (model: tensor " + microseconds(p.seconds[0]) + ", FFMA " +
-            microseconds(p.seconds[1]) + ", FFMA swapped " + microseconds(p.seconds[2]) + ")";
+            microseconds(p.seconds[1]) + ", FFMA swapped " + microseconds(p.seconds[2]) + ", int8 " +
+            microseconds(p.seconds[3]) + ")";
         if (p.way == Way::kTensor)
             return "3xTF32 tensor cores, step 12" + models + ": " + sgemm::tf32x3_wgmma_entry().describe(args);
+        if (p.way == Way::kInt8)
+            return "int8 tensor cores, step 14" + models + ": " + sgemm::ozaki_int8_entry().describe(args);
         const FfmaForm f = ffma_form(args, p.way == Way::kSwapped, 0);
         const std::string form = f.swapped ? ", C^T = op(B)^T op(A)^T then transposed" : "";
         const std::string copies =
@@ -361,9 +369,9 @@ static const sgemm::Registration registration{
     Gemm{},
     {.number = 13,
      .name = "one_call",
-     .idea = "one call for every shape and layout: step 12's tensor cores or step 10's FFMA family, whichever the "
-             "GPU's own model says is faster",
+     .idea = "one call for every shape and layout: step 14's int8 or step 12's TF32 tensor cores or step 10's "
+             "FFMA family, whichever the GPU's own model says is fastest",
      .requirements = {.min_cc = 80},
      .precision = sgemm::Precision::kFp32,
      .any_layout = true,
-     .composes = {10, 12}}};
+     .composes = {10, 12, 14}}};

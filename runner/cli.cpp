@@ -39,6 +39,12 @@ std::vector<std::string> split(std::string_view text, char sep) {
     return parts;
 }
 
+std::string shortest(double v) {  // 0.5, 3600
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
+
 }  // namespace
 
 Size parse_size(std::string_view text) {
@@ -48,6 +54,18 @@ Size parse_size(std::string_view text) {
     if (parts.size() != 3)
         throw UsageError("malformed size '" + std::string(text) + "': expected M,N,K (three numbers)");
     return {parse_dim(parts[0], text), parse_dim(parts[1], text), parse_dim(parts[2], text)};
+}
+
+double parse_sustained(std::string_view text) {
+    double seconds = 0;
+    const auto* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, seconds);
+    // from_chars reads "nan" and "inf" as numbers: the range check turns them away.
+    if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(seconds) || seconds <= 0 ||
+        seconds > kMaxEnergyWindowS)
+        throw UsageError("--sustained must be a number of seconds, more than 0 and at most " +
+                         shortest(kMaxEnergyWindowS) + " (got '" + std::string(text) + "')");
+    return seconds;
 }
 
 std::string kernel_list(const std::vector<std::string>& keys) {
@@ -268,6 +286,18 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
                  "Skip the DRAM bandwidth measurement at start-up: no roofline, the % roof column shows '-'");
     app.add_flag("--hot-l2", out.hot_l2,
                  "Time back-to-back launches with a warm L2 (default: the L2 is flushed before each timed launch)");
+    app.add_flag("--energy", out.energy,
+                 "Also measure energy per GEMM with NVML's total-energy counter: after each row's timing, launch it "
+                 "back to back for at least " +
+                     shortest(kDefaultEnergyWindowS) +
+                     " s; adds J/GEMM, GFLOP/J, W (mean power) and SM MHz (mean SM clock) columns (n/a where NVML "
+                     "or the counter is missing)");
+    std::string sustained;
+    const CLI::Option* sustained_option =
+        app.add_option("--sustained", sustained,
+                       "--energy with windows of at least SECONDS each (more than 0, at most " +
+                           shortest(kMaxEnergyWindowS) + "), e.g. 20 to see the power-capped steady state")
+            ->type_name("SECONDS");
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -280,6 +310,10 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
     for (const auto& s : sizes) out.sizes.push_back(parse_size(s));
     if (!inits.empty()) out.inits = select_distributions(inits);
     if (!layouts.empty()) out.layouts = select_layouts(layouts);
+    if (*sustained_option) {
+        out.energy_window_s = parse_sustained(sustained);
+        out.energy = true;
+    }
     // Range checks with plain messages (CLI11's ranges print DBL_MAX in full).
     if (out.reps < 1) throw UsageError("--reps must be at least 1");
     if (out.warmup < 0) throw UsageError("--warmup must be 0 or more");

@@ -9,6 +9,7 @@
 
 #include "common/registry.h"
 #include "distribution.h"
+#include "energy.h"
 #include "size.h"
 
 namespace sgemm {
@@ -53,7 +54,12 @@ struct Options {
     bool tuned_baseline = true;  // --no-tuned-baseline: the tuned baseline only where --kernel names it
     std::vector<Distribution> inits{Distribution::kUniform};  // --init: one table per size and distribution
     std::vector<Ops> layouts{Ops{}};  // --layout: one table per size, distribution and layout; NN by default
+    bool energy = false;  // --energy (or --sustained): an energy window after each row's timing
+    double energy_window_s = kDefaultEnergyWindowS;  // --sustained SECONDS: its least length
 };
+
+// --sustained's value: a number of seconds, more than 0 and at most kMaxEnergyWindowS. Throws UsageError.
+double parse_sustained(std::string_view text);
 
 // Parses argv. Returns false when the program should exit 0 at once (--help
 // was printed). Throws UsageError on anything malformed or out of range (every

@@ -1,33 +1,12 @@
 #include "device_info.h"
 
-#include <dlfcn.h>
-
 #include <cstdio>
 #include <string>
 
 #include "common/check.h"
 #include "common/gpu_rates.h"
+#include "nvml_session.h"
 #include "roofline.h"
-
-// NVML is part of the driver, not the toolkit: loaded at run time so that the runner starts
-// (for --help and --list) on a machine without a driver. Where nvml.h is installed its
-// declarations type the functions looked up; otherwise the same signatures are spelled out.
-#if __has_include(<nvml.h>)
-#include <nvml.h>
-using NvmlDevice = nvmlDevice_t;
-using NvmlInitFn = decltype(&nvmlInit_v2);
-using NvmlDriverVersionFn = decltype(&nvmlSystemGetDriverVersion);
-using NvmlByPciFn = decltype(&nvmlDeviceGetHandleByPciBusId_v2);
-using NvmlClockFn = decltype(&nvmlDeviceGetClockInfo);
-constexpr auto kNvmlClockSm = NVML_CLOCK_SM, kNvmlClockMem = NVML_CLOCK_MEM;
-#else
-using NvmlDevice = struct nvmlDevice_st*;
-enum NvmlClockType { kNvmlClockSm = 1, kNvmlClockMem = 2 };  // nvmlClockType_t's values
-using NvmlInitFn = int (*)();
-using NvmlDriverVersionFn = int (*)(char*, unsigned);
-using NvmlByPciFn = int (*)(const char*, NvmlDevice*);
-using NvmlClockFn = int (*)(NvmlDevice, NvmlClockType, unsigned*);
-#endif
 
 namespace sgemm {
 
@@ -36,30 +15,6 @@ namespace {
 std::string version_string(int v) {  // 13000 -> "13.0"
     return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
-
-struct Nvml {
-    NvmlInitFn init = nullptr;
-    NvmlDriverVersionFn driver_version = nullptr;
-    NvmlByPciFn by_pci = nullptr;
-    NvmlClockFn clock = nullptr;
-    void* lib = nullptr;
-
-    Nvml() {
-        lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!lib) return;
-        init = reinterpret_cast<NvmlInitFn>(dlsym(lib, "nvmlInit_v2"));
-        driver_version = reinterpret_cast<NvmlDriverVersionFn>(dlsym(lib, "nvmlSystemGetDriverVersion"));
-        by_pci = reinterpret_cast<NvmlByPciFn>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-        clock = reinterpret_cast<NvmlClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-        if (!init || !driver_version || !by_pci || !clock || init() != 0) lib = nullptr;
-    }
-    explicit operator bool() const { return lib != nullptr; }
-
-    static const Nvml& get() {
-        static const Nvml nvml;  // loaded and initialised once
-        return nvml;
-    }
-};
 
 }  // namespace
 
@@ -113,11 +68,8 @@ DeviceInfo query_device(int index) {
     check(cublasGetProperty(PATCH_LEVEL, &patch));
     d.cublas = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 
-    d.driver_version = "unknown";
-    if (const Nvml& nvml = Nvml::get(); nvml) {
-        char text[96] = {};
-        if (nvml.driver_version(text, sizeof text) == 0) d.driver_version = text;
-    }
+    const NvmlSession* nvml = NvmlSession::shared();
+    d.driver_version = nvml ? nvml->driver_version().value_or("unknown") : "unknown";
     const Clocks now = current_clocks(index);
     d.sm_clock_now_mhz = now.sm_mhz;
     d.mem_clock_now_mhz = now.mem_mhz;
@@ -133,14 +85,11 @@ int compute_capability(int index) {
 
 Clocks current_clocks(int index) {
     Clocks c;
-    const Nvml& nvml = Nvml::get();
-    if (!nvml) return c;
-    char bus[32] = {};
-    NvmlDevice handle = nullptr;
-    if (cudaDeviceGetPCIBusId(bus, sizeof bus, index) != cudaSuccess || nvml.by_pci(bus, &handle) != 0) return c;
-    unsigned mhz = 0;
-    if (nvml.clock(handle, kNvmlClockSm, &mhz) == 0) c.sm_mhz = static_cast<int>(mhz);
-    if (nvml.clock(handle, kNvmlClockMem, &mhz) == 0) c.mem_mhz = static_cast<int>(mhz);
+    const NvmlSession* nvml = NvmlSession::shared();
+    const std::optional<NvmlDevice> device = nvml ? nvml->device(index) : std::nullopt;
+    if (!device) return c;
+    if (const auto mhz = nvml->clock_mhz(*device, NvmlClock::kSm)) c.sm_mhz = static_cast<int>(*mhz);
+    if (const auto mhz = nvml->clock_mhz(*device, NvmlClock::kMem)) c.mem_mhz = static_cast<int>(*mhz);
     return c;
 }
 

@@ -15,6 +15,7 @@
 #include "common/gpu_rates.h"
 #include "copy_bandwidth.h"
 #include "device_info.h"
+#include "energy.h"
 #include "problem.h"
 #include "provenance.h"
 #include "report.h"
@@ -76,9 +77,9 @@ std::string not_runnable(const KernelInfo& k, int cc, const GemmArgs& args) {
 }
 
 // cublas_ms: cuBLAS's median in this table (0 for cuBLAS itself); tuned_ms: the tuned baseline's, where it
-// ran in this table.
+// ran in this table; meter: with --energy where NVML has an energy counter (else null: no energy window).
 Result measure(Problem& p, const KernelInfo& k, const Launcher& launcher, Result r, const Options& opt,
-               double cublas_ms, std::optional<double> tuned_ms) {
+               double cublas_ms, std::optional<double> tuned_ms, const EnergyMeter* meter) {
     const Size s = p.size();
     r.workspace_bytes = launcher.workspace_bytes;
     r.status = "UNCHECKED";
@@ -101,12 +102,25 @@ Result measure(Problem& p, const KernelInfo& k, const Launcher& launcher, Result
     const Clocks after = current_clocks(opt.device);
     r.sm_clock_before_mhz = before.sm_mhz, r.mem_clock_before_mhz = before.mem_mhz;
     r.sm_clock_after_mhz = after.sm_mhz, r.mem_clock_after_mhz = after.mem_mhz;
+    const double flop = 2.0 * s.M * double(s.N) * s.K;
     r.median_ms = t.median_ms;
     r.min_ms = t.min_ms;
-    r.tflops = 2.0 * s.M * double(s.N) * s.K / (t.median_ms * 1e-3) / 1e12;
+    r.tflops = flop / (t.median_ms * 1e-3) / 1e12;
     r.pct_cublas = k.spec.number == 0 ? 100.0 : 100.0 * cublas_ms / t.median_ms;
     if (tuned_ms) r.pct_tuned = 100.0 * *tuned_ms / t.median_ms;
     if (r.roof_ms) r.pct_roof = 100.0 * *r.roof_ms / t.median_ms;
+    if (meter) {
+        // After the timing, which stays as it is: the counter is too coarse for single launches (energy.h).
+        std::int64_t gemms = 0;
+        const EnergySample w = meter->measure([&] {
+            gemms =
+                fill_window(opt.energy_window_s, t.median_ms, [&](std::int64_t n) { p.run_back_to_back(launcher, n); });
+        });
+        const EnergyPerGemm e = per_gemm(w, gemms, flop);
+        r.energy_j = e.joules, r.gflop_per_j = e.gflop_per_j, r.power_w = e.watts;
+        r.power_max_w = w.power_max_w, r.sm_clock_mhz = w.sm_clock_mhz;
+        r.energy_window_s = w.seconds, r.energy_gemms = gemms;
+    }
     return r;
 }
 
@@ -125,14 +139,14 @@ std::string pass_rule(Distribution init, float alpha, float beta, int K) {
 }
 
 void print_row(const Result& r, const Options& opt, bool tuned) {
-    std::printf("%s", table_row(r, tuned).c_str());
+    std::printf("%s", table_row(r, tuned, opt.energy).c_str());
     if (opt.verbose && !r.config.empty()) std::printf("%4s %s\n", "", ("  config: " + r.config).c_str());
     std::fflush(stdout);
 }
 
 // --tune: every candidate configuration of a kernel that chooses by shape, timed like a kernel.
 void tune(Problem& p, const KernelInfo& k, const Options& opt, double cublas_ms, std::optional<double> tuned_ms,
-          Report& report, bool& all_pass) {
+          const EnergyMeter* meter, Report& report, bool& all_pass) {
     const GemmArgs& args = p.args();
     const std::string pick = k.describe(args);
     std::printf("  --tune %s: %s\n", k.label().c_str(), pick.empty() ? "" : ("launch() picks: " + pick).c_str());
@@ -143,7 +157,7 @@ void tune(Problem& p, const KernelInfo& k, const Options& opt, double cublas_ms,
         r.config = c.description;
         r.tune_candidate = true;
         r.picked = c.description == pick;
-        r = measure(p, k, launcher_of(k, c), r, opt, cublas_ms, tuned_ms);
+        r = measure(p, k, launcher_of(k, c), r, opt, cublas_ms, tuned_ms, meter);
         all_pass &= r.status != "FAIL";
         std::printf("    %-52s %10.4f ms %9.2f TFLOP/s %8.1f%%  %s%s\n", r.config.c_str(), r.median_ms, r.tflops,
                     r.pct_cublas, r.status.c_str(), r.picked ? "  <- pick" : "");
@@ -200,6 +214,7 @@ int run(int argc, char** argv) {
     report.device = query_device(opt.device);
     report.settings = {opt.alpha, opt.beta,   opt.warmup, opt.reps, opt.seed, opt.hot_l2 ? "hot" : "flushed",
                        opt.check, opt.ld_pad, opt.offset, {}};
+    if (opt.energy) report.settings.energy_window_s = opt.energy_window_s;
     std::string inits, layouts_text;
     for (const Distribution d : opt.inits) {
         report.settings.init.emplace_back(to_string(d));
@@ -248,6 +263,19 @@ int run(int argc, char** argv) {
     // is allocated: the copy takes up to half of the free memory for a moment.
     if (opt.roofline) report.roofline = measure_roofline(report.device, cc);
     std::printf("%s", roofline_header(report.device, report.roofline).c_str());
+    std::string why_not;
+    const std::optional<EnergyMeter> meter = opt.energy ? EnergyMeter::open(opt.device, &why_not) : std::nullopt;
+    if (opt.energy) {
+        report.energy_meter = meter ? "NVML total-energy counter" : "n/a (" + why_not + ")";
+        if (meter)
+            std::printf("energy: %s, a window of at least %g s of back-to-back launches after each row's timing\n",
+                        report.energy_meter->c_str(), opt.energy_window_s);
+        else
+            std::printf("energy: %s\n", report.energy_meter->c_str());
+    } else {
+        std::printf("energy: not measured (--energy, --sustained SECONDS)\n");
+    }
+    const EnergyMeter* const energy = meter ? &*meter : nullptr;  // null: no energy windows
 
     bool all_pass = true;
     for (const Size& s : opt.sizes)
@@ -263,9 +291,11 @@ int run(int argc, char** argv) {
                 const bool with_tuned = tuned && tuned_why.empty();
                 std::printf("\nM=%d N=%d K=%d, layout %s, inputs %s  (%s)\n%s", s.M, s.N, s.K,
                             layout_name(args).c_str(), std::string(to_string(init)).c_str(),
-                            pass_rule(init, opt.alpha, opt.beta, s.K).c_str(), table_header(with_tuned).c_str());
-                const Result base = measure(problem, *cublas, launcher_of(*cublas, args),
-                                            base_result(*cublas, s, args, init, report.roofline), opt, 0, std::nullopt);
+                            pass_rule(init, opt.alpha, opt.beta, s.K).c_str(),
+                            table_header(with_tuned, opt.energy).c_str());
+                const Result base =
+                    measure(problem, *cublas, launcher_of(*cublas, args),
+                            base_result(*cublas, s, args, init, report.roofline), opt, 0, std::nullopt, energy);
                 // A checked, timed run of `k` against the baselines, or N/A where it cannot run (which does
                 // not count as a failure: the kernel was never launched).
                 std::optional<double> tuned_ms;
@@ -276,7 +306,7 @@ int run(int argc, char** argv) {
                         r.not_run_reason = why;
                         return r;
                     }
-                    r = measure(problem, k, launcher_of(k, args), r, opt, base.median_ms, tuned_ms);
+                    r = measure(problem, k, launcher_of(k, args), r, opt, base.median_ms, tuned_ms, energy);
                     r.cublas_rel_err = base.rel_err;
                     return r;
                 };
@@ -303,7 +333,7 @@ int run(int argc, char** argv) {
                     const Result r = run(*k);
                     record(r);
                     if (opt.tune && k->spec.candidates && r.status != "N/A")
-                        tune(problem, *k, opt, base.median_ms, tuned_ms, report, all_pass);
+                        tune(problem, *k, opt, base.median_ms, tuned_ms, energy, report, all_pass);
                 }
             }
     if (!opt.json.empty()) {

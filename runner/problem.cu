@@ -393,4 +393,11 @@ Timing Problem::time(const Launcher& l, int warmup, int reps, bool hot_l2) {
     return summarize(ms);
 }
 
+void Problem::run_back_to_back(const Launcher& l, std::int64_t count) {
+    void* ws = workspace(l.workspace_bytes);
+    for (std::int64_t i = 0; i < count; ++i) l.launch(args_, ws, stream_);
+    check(cudaGetLastError());
+    synchronize_and_check();
+}
+
 }  // namespace sgemm

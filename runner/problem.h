@@ -87,6 +87,10 @@ class Problem {
     // events around each launch; the L2 is flushed before each unless hot_l2.
     Timing time(const KernelInfo& kernel, int warmup, int reps, bool hot_l2);
     Timing time(const Launcher& launcher, int warmup, int reps, bool hot_l2);
+    // `count` launches back to back on the problem's stream, then one synchronize: the energy window
+    // (energy.h). No L2 flush and no restore of C between them, which would add their own energy; with
+    // beta != 0 each launch reads the C the one before wrote (the same work, other values).
+    void run_back_to_back(const Launcher& launcher, std::int64_t count);
 
     Size size() const { return size_; }
     float alpha() const { return alpha_; }

@@ -16,13 +16,13 @@ void get_optional(const nlohmann::json& j, const char* key, std::optional<T>& fi
 }  // namespace
 
 // Every key is required when reading (a malformed file throws), except the fields that
-// schema sgemm-steps/2, --init, the roofline and --layout added, which default (older files stay readable).
+// schema sgemm-steps/2, --init, the roofline, --layout and --energy added, which default (older files stay readable).
 // The device block's theoretical rates are such fields: Report's to_json and report_from_json add them.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceInfo, index, name, compute_capability, sm_count, sm_clock_max_mhz,
                                    mem_clock_max_mhz, sm_clock_now_mhz, mem_clock_now_mhz, mem_bus_bits, l2_bytes,
                                    global_mem_bytes, driver_version, cuda_driver, cuda_runtime, cublas)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Settings, alpha, beta, warmup, reps, seed, l2, check, ld_pad, offset,
-                                                init, layouts)
+                                                init, layouts, energy_window_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, git_commit, git_dirty, build_type, cuda_architectures, cuda_compiler,
                                    cxx_compiler, tuning)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Roofline, dram_gbs_measured, copy_bytes, method, ffma_peak_tflops, fp32_lanes_per_sm)
@@ -62,7 +62,14 @@ void to_json(nlohmann::json& j, const Result& r) {
          {"pct_roof", r.pct_roof},
          {"roof_bound", r.roof_bound},
          {"layout", r.layout},
-         {"pct_tuned", r.pct_tuned}};
+         {"pct_tuned", r.pct_tuned},
+         {"energy_j", r.energy_j},
+         {"gflop_per_j", r.gflop_per_j},
+         {"power_w", r.power_w},
+         {"power_max_w", r.power_max_w},
+         {"sm_clock_mhz", r.sm_clock_mhz},
+         {"energy_window_s", r.energy_window_s},
+         {"energy_gemms", r.energy_gemms}};
 }
 
 void from_json(const nlohmann::json& j, Result& r) {
@@ -104,6 +111,12 @@ void from_json(const nlohmann::json& j, Result& r) {
     get_optional(j, "roof_bound", r.roof_bound);
     r.layout = j.value("layout", defaults.layout);
     get_optional(j, "pct_tuned", r.pct_tuned);
+    for (auto [key, field] :
+         {std::pair{"energy_j", &r.energy_j}, std::pair{"gflop_per_j", &r.gflop_per_j},
+          std::pair{"power_w", &r.power_w}, std::pair{"power_max_w", &r.power_max_w},
+          std::pair{"sm_clock_mhz", &r.sm_clock_mhz}, std::pair{"energy_window_s", &r.energy_window_s}})
+        get_optional(j, key, *field);
+    get_optional(j, "energy_gemms", r.energy_gemms);
 }
 
 nlohmann::json to_json(const Report& r) {
@@ -112,11 +125,17 @@ nlohmann::json to_json(const Report& r) {
     device["dram_peak_gbs"] = r.device.dram_peak_gbs;
     // tuning_from and tuned_baseline: which kernel numbers are tuning variants and which is the tuned
     // baseline, for readers of this file alone (scripts/report).
-    return {{"schema", r.schema},         {"generated_utc", r.generated_utc},
-            {"command", r.command},       {"build", r.build},
-            {"device", device},           {"settings", r.settings},
-            {"results", r.results},       {"roofline", r.roofline},
-            {"tuning_from", kTuningFrom}, {"tuned_baseline", kTunedBaseline}};
+    return {{"schema", r.schema},
+            {"generated_utc", r.generated_utc},
+            {"command", r.command},
+            {"build", r.build},
+            {"device", device},
+            {"settings", r.settings},
+            {"results", r.results},
+            {"roofline", r.roofline},
+            {"tuning_from", kTuningFrom},
+            {"tuned_baseline", kTunedBaseline},
+            {"energy_meter", r.energy_meter}};
 }
 
 Report report_from_json(const nlohmann::json& j) {
@@ -132,6 +151,7 @@ Report report_from_json(const nlohmann::json& j) {
     j.at("settings").get_to(r.settings);
     j.at("results").get_to(r.results);
     get_optional(j, "roofline", r.roofline);  // null with --no-roofline, absent in older files
+    get_optional(j, "energy_meter", r.energy_meter);
     return r;
 }
 
@@ -163,15 +183,36 @@ std::string roofline_header(const DeviceInfo& d, const std::optional<Roofline>& 
     return std::string("roofline: ") + ffma + ", " + dram + "\n";
 }
 
-std::string table_header(bool tuned) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "%4s %-28s %10s %9s %9s%s %7s %10s %10s %10s %10s  %s\n", "#", "kernel", "median ms",
-                  "TFLOP/s", "% cuBLAS", tuned ? "   % tuned" : "", "% roof", "rel err", "bound", "cuBLAS err",
-                  "max|d cuB|", "check");
+namespace {
+// The energy columns (--energy), before check: J/GEMM, GFLOP/J, W (mean power), SM MHz (mean SM clock).
+constexpr const char* kEnergyHeader = " %9s %8s %5s %6s";
+
+// One row's energy columns, lined up with kEnergyHeader: "-" on an N/A row, "n/a" for a figure the row has
+// not (no NVML, no energy counter, a counter that did not advance).
+std::string energy_columns(const Result& r) {
+    auto cell = [&](int width, int decimals, bool general, const std::optional<double>& v) {
+        char text[32];
+        if (r.status != "N/A" && v && std::isfinite(*v))
+            std::snprintf(text, sizeof text, general ? " %*.*g" : " %*.*f", width, decimals, *v);
+        else
+            std::snprintf(text, sizeof text, " %*s", width, r.status == "N/A" ? "-" : "n/a");
+        return std::string(text);
+    };
+    return cell(9, 3, true, r.energy_j) + cell(8, 1, false, r.gflop_per_j) + cell(5, 0, false, r.power_w) +
+        cell(6, 0, false, r.sm_clock_mhz);
+}
+}  // namespace
+
+std::string table_header(bool tuned, bool energy) {
+    char buf[256], energy_header[64] = "";
+    if (energy) std::snprintf(energy_header, sizeof energy_header, kEnergyHeader, "J/GEMM", "GFLOP/J", "W", "SM MHz");
+    std::snprintf(buf, sizeof buf, "%4s %-28s %10s %9s %9s%s %7s %10s %10s %10s %10s%s  %s\n", "#", "kernel",
+                  "median ms", "TFLOP/s", "% cuBLAS", tuned ? "   % tuned" : "", "% roof", "rel err", "bound",
+                  "cuBLAS err", "max|d cuB|", energy_header, "check");
     return buf;
 }
 
-std::string table_row(const Result& r, bool tuned) {
+std::string table_row(const Result& r, bool tuned, bool energy) {
     char buf[512];
     // " %8.1f%%" of pct_tuned, or " -" on its right edge: the column after % cuBLAS, where there is one.
     char tuned_column[16] = "";
@@ -181,9 +222,11 @@ std::string table_row(const Result& r, bool tuned) {
         else
             std::snprintf(tuned_column, sizeof tuned_column, " %9s", "-");
     }
+    const std::string energy_column = energy ? energy_columns(r) : "";
     if (r.status == "N/A") {
-        std::snprintf(buf, sizeof buf, "%4d %-28s %10s %9s %9s%s %7s %10s %10s %10s %10s  N/A (%s)\n", r.kernel,
-                      r.name.c_str(), "-", "-", "-", tuned_column, "-", "-", "-", "-", "-", r.not_run_reason.c_str());
+        std::snprintf(buf, sizeof buf, "%4d %-28s %10s %9s %9s%s %7s %10s %10s %10s %10s%s  N/A (%s)\n", r.kernel,
+                      r.name.c_str(), "-", "-", "-", tuned_column, "-", "-", "-", "-", "-", energy_column.c_str(),
+                      r.not_run_reason.c_str());
         return buf;
     }
     auto num = [](const std::optional<double>& v) {
@@ -196,10 +239,10 @@ std::string table_row(const Result& r, bool tuned) {
     };
     char roof[16] = "-";
     if (r.pct_roof && std::isfinite(*r.pct_roof)) std::snprintf(roof, sizeof roof, "%.1f%%", *r.pct_roof);
-    std::snprintf(buf, sizeof buf, "%4d %-28s %10.4f %9.2f %8.1f%%%s %7s %10s %10s %10s %10s  %s", r.kernel,
+    std::snprintf(buf, sizeof buf, "%4d %-28s %10.4f %9.2f %8.1f%%%s %7s %10s %10s %10s %10s%s  %s", r.kernel,
                   r.name.c_str(), r.median_ms, r.tflops, r.pct_cublas, tuned_column, roof, num(r.rel_err).c_str(),
                   num(r.bound).c_str(), num(r.cublas_rel_err).c_str(), num(r.max_abs_diff_cublas).c_str(),
-                  r.status.c_str());
+                  energy_column.c_str(), r.status.c_str());
     std::string row = buf;
     if (r.nonfinite || r.missed_nonfinite || r.componentwise_violations || r.inexact)
         row += " (" + std::to_string(r.nonfinite) + " NaN/Inf where R is finite, " +

@@ -74,6 +74,7 @@ struct Settings {
     int offset = 0;  // floats between an aligned allocation and A, B, C
     std::vector<std::string> init{"uniform"};  // the input distributions (--init), in the order run
     std::vector<std::string> layouts{"NN"};    // the layouts (--layout), "NN", "NT", "TN", "TT", in the order run
+    std::optional<double> energy_window_s;     // the least energy window (--energy, --sustained); empty: none
     friend bool operator==(const Settings&, const Settings&) = default;
 };
 
@@ -118,6 +119,13 @@ struct Result {
     // 100 x the tuned baseline's median / this median, where the tuned baseline ran in this row's table;
     // empty otherwise (--no-tuned-baseline, the baseline N/A there, an N/A row, files from before it).
     std::optional<double> pct_tuned;
+    // The energy window after the timing (--energy, --sustained; energy.h): joules per GEMM, GFLOP per joule
+    // (2·M·N·K / 1e9 / energy_j), mean power (the window's joules / seconds) and the largest power sample,
+    // the mean SM clock, the window's length and launches. Empty without --energy, on N/A rows, and where
+    // NVML or its energy counter is missing (energy_j, gflop_per_j and power_w also where the counter did
+    // not advance).
+    std::optional<double> energy_j, gflop_per_j, power_w, power_max_w, sm_clock_mhz, energy_window_s;
+    std::optional<std::int64_t> energy_gemms;
     friend bool operator==(const Result&, const Result&) = default;
 };
 
@@ -140,6 +148,8 @@ struct Report {
     Settings settings;
     std::vector<Result> results;
     std::optional<Roofline> roofline;  // empty with --no-roofline
+    // With --energy: what measured it ("NVML total-energy counter") or why nothing did ("n/a (...)").
+    std::optional<std::string> energy_meter;
     friend bool operator==(const Report&, const Report&) = default;
 };
 
@@ -150,8 +160,8 @@ std::string device_header(const DeviceInfo& d);
 // "roofline: FFMA ... TFLOP/s (...), DRAM ... TB/s measured (...)", once per run.
 std::string roofline_header(const DeviceInfo& d, const std::optional<Roofline>& roofline);
 // The table of one size, distribution and layout; `tuned`: with the % tuned column (where the tuned
-// baseline ran in that table).
-std::string table_header(bool tuned = false);
-std::string table_row(const Result& r, bool tuned = false);  // a PASS/FAIL/UNCHECKED or N/A row
+// baseline ran in that table); `energy`: with the energy columns before check (--energy).
+std::string table_header(bool tuned = false, bool energy = false);
+std::string table_row(const Result& r, bool tuned = false, bool energy = false);  // a PASS/FAIL/UNCHECKED or N/A row
 
 }  // namespace sgemm

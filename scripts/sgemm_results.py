@@ -346,3 +346,28 @@ def fmt_pct(p) -> str:
     if p is None or not math.isfinite(p):
         return "—"
     return f"{p:.1f}%" if p >= 1 else f"{p:.2f}%"
+
+
+def fmt_sig(x, digits: int = 3) -> str:
+    """x with at least `digits` significant digits, in fixed notation: 2.66, 0.0412, 116, 1937 (a whole
+    number keeps all its digits)."""
+    if x is None or not math.isfinite(x):
+        return "—"
+    if x == 0:
+        return "0"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    if decimals and abs(float(f"{x:.{decimals}f}")) >= 10 ** (digits - decimals):
+        decimals -= 1  # rounded up to the next power of ten: 0.99999 -> 1.00, not 1.000
+    return f"{x:.{decimals}f}"
+
+
+def fmt_err(x, none: str = "–") -> str:
+    """A normwise error (rel_err) to 3 significant digits: 1.15e-06, 0.000101, 0; `none` for null."""
+    return none if x is None else ("0" if x == 0 else f"{x:.3g}")
+
+
+def err_ratio(err, base) -> float | None:
+    """A kernel's error over cuBLAS's on the same inputs; None where either is missing or cuBLAS's is 0."""
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (err, base)) or base == 0:
+        return None
+    return err / base

@@ -35,6 +35,7 @@ FEATURES = {
     "UTMALDG": (r"\bUTMALDG\b", "TMA tensor loads (cp.async.bulk.tensor)"),
     "SYNCS": (r"\bSYNCS\b", "mbarrier arrive/wait"),
     "HGMMA.TF32": (r"\bHGMMA\.\S*\.TF32\b", "wgmma with tf32 operands"),
+    "IGMMA.S8": (r"\bIGMMA\.\S*\.S8\b", "wgmma with int8 operands"),
 }
 FORBIDDEN = [(r"\b(LDL|STL)(\.\S+)?\b", "local memory (spills)")]
 

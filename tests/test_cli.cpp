@@ -59,6 +59,8 @@ TEST(ParseOptions, Defaults) {
     EXPECT_TRUE(o.tuned_baseline);
     EXPECT_TRUE(times_tuned_baseline(o));
     EXPECT_EQ(o.inits, std::vector<Distribution>{Distribution::kUniform});
+    EXPECT_FALSE(o.energy);
+    EXPECT_EQ(o.energy_window_s, kDefaultEnergyWindowS);
 }
 
 TEST(ParseOptions, AllOptions) {
@@ -139,6 +141,29 @@ TEST(ParseOptions, RefusesNonFiniteScalars) {
     }
 }
 
+// --energy: windows of the default length; --sustained SECONDS: energy too, with windows that long.
+TEST(ParseOptions, EnergyAndSustained) {
+    const Options energy = parse({"--energy"});
+    EXPECT_TRUE(energy.energy);
+    EXPECT_EQ(energy.energy_window_s, kDefaultEnergyWindowS);
+    const Options sustained = parse({"--sustained", "20"});
+    EXPECT_TRUE(sustained.energy);
+    EXPECT_EQ(sustained.energy_window_s, 20.0);
+    EXPECT_EQ(parse({"--energy", "--sustained", "0.25"}).energy_window_s, 0.25);
+    EXPECT_EQ(parse({"--sustained", "3600"}).energy_window_s, kMaxEnergyWindowS);
+    EXPECT_EQ(parse({"--sustained=1e-3"}).energy_window_s, 1e-3);
+}
+
+TEST(ParseOptions, RefusesSustainedOutsideItsRange) {
+    for (const char* bad : {"0", "-1", "-0", "nan", "inf", "abc", "3600.5", "1e9", "5s", " 5", "0x10"})
+        EXPECT_EQ(
+            usage_error_of({"--sustained", bad}),
+            "--sustained must be a number of seconds, more than 0 and at most 3600 (got '" + std::string(bad) + "')")
+            << bad;
+    EXPECT_THROW(parse_sustained(""), UsageError);
+    EXPECT_EQ(parse_sustained("2.5"), 2.5);
+}
+
 TEST(ParseOptions, RefusesAJsonFileThatCannotBeCreated) {
     const std::string msg = usage_error_of({"--json", "/nonexistent-sgemm-dir/x.json"});
     EXPECT_NE(msg.find("cannot create"), std::string::npos) << msg;
@@ -161,9 +186,10 @@ TEST(ParseOptions, HelpReturnsFalse) {
     testing::internal::CaptureStdout();
     EXPECT_FALSE(parse_options(2, args, o));
     const std::string help = testing::internal::GetCapturedStdout();
-    for (const char* opt :
-         {"--kernel", "--size", "--alpha", "--beta", "--warmup", "--reps", "--seed", "--json", "--list", "--device",
-          "--no-check", "--hot-l2", "--ld-pad", "--offset", "--verbose", "--tune", "--init", "--no-tuned-baseline"})
+    for (const char* opt : {"--kernel", "--size",     "--alpha",   "--beta",   "--warmup",   "--reps",
+                            "--seed",   "--json",     "--list",    "--device", "--no-check", "--hot-l2",
+                            "--ld-pad", "--offset",   "--verbose", "--tune",   "--init",     "--no-tuned-baseline",
+                            "--energy", "--sustained"})
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
     for (const DistributionInfo& d : kDistributions) EXPECT_NE(help.find(d.name), std::string::npos) << d.name;
 }

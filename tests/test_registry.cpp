@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <regex>
 #include <set>
 
@@ -456,5 +458,31 @@ TEST(CheckHelper, ErrorMessagesNameTheSourceRelativeToTheRepository) {
         const std::string msg = e.what();
         EXPECT_NE(msg.find("cudaErrorInvalidValue"), std::string::npos) << msg;
         EXPECT_NE(msg.find("(at tests/test_registry.cpp:"), std::string::npos) << msg;  // no machine path
+    }
+}
+
+// Step 14's plan (no GPU needed): for K from 22 to 2^31 - 1 the fixed point's p bits and the n moduli
+// its describe() names must keep the exact integer sums representable, K 2^(2p) < M_n / 2, with p as
+// large as M_n allows; 8 moduli from K = 22 to 16384, more only for deeper K.
+TEST(Registry, OzakiPlanKeepsTheSumsExact) {
+    const KernelInfo* k = find_kernel("ozaki_int8");
+    ASSERT_NE(k, nullptr);
+    // The largest pairwise-coprime numbers up to 256, as the CRT needs them (an independent list).
+    const int moduli[] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223};
+    for (long long K : {22ll, 23ll, 64ll, 255ll, 512ll, 4096ll, 8192ll, 16384ll, 30000ll, 1ll << 20, (1ll << 31) - 1}) {
+        GemmArgs a;
+        a.M = a.N = 1, a.K = static_cast<int>(K);
+        const std::string d = k->describe(a);
+        int n = 0, p = 0;
+        ASSERT_EQ(std::sscanf(d.c_str(), "%d moduli (%d-bit", &n, &p), 2) << d;
+        ASSERT_GE(n, 8) << d;
+        ASSERT_LE(n, 11) << d;
+        double log2_m = 0;
+        for (int l = 0; l < n; ++l) log2_m += std::log2(moduli[l]);
+        const double need = std::log2(double(K)) + 2.0 * p + 1;  // log2 of 2 K 2^(2p)
+        EXPECT_LT(need, log2_m) << "K " << K << ": " << d;  // the sums fit
+        EXPECT_GE(need + 2, log2_m) << "K " << K << ": " << d;  // and p + 1 bits would not
+        EXPECT_GE(p, 24) << "K " << K << ": at least an FP32 significand";
+        if (K <= 16384) EXPECT_EQ(n, 8) << "K " << K;
     }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Tests for scripts/report, scripts/bench (and its shape zoo, scripts/sgemm_zoo.py), scripts/tune_table,
-scripts/calibrate_planner, scripts/accuracy_table, scripts/ncu_summary.py, the kernel keys of
+scripts/calibrate_planner, scripts/accuracy_table, scripts/energy_table, scripts/ncu_summary.py, the kernel keys of
 scripts/sgemm_results.py and the SASS parsing of tests/check_sass.py and scripts/sass_stats (on made-up
 SASS text); no GPU and no CUDA tool needed (fake runners and models stand in).
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.machinery
+import io
 import importlib.util
 import json
 import math
@@ -1662,6 +1663,177 @@ class AccuracyTableTest(unittest.TestCase):
             bad = subprocess.run([sys.executable, os.path.join(SCRIPTS, "accuracy_table"), out],
                                  capture_output=True, text=True)
             self.assertEqual(bad.returncode, 2)
+
+
+
+def runner_doc(command, rows, **settings):
+    """A made-up `sgemm_runner --json` file (schema 2, no registry) of the device of synthetic_doc()."""
+    doc = synthetic_doc()
+    for key in ("kernels", "sweep", "nvidia_smi"):
+        del doc[key]
+    doc.update(schema="sgemm-steps/2", command=command, results=rows, energy_meter=None, tuned_baseline=99,
+               build={"git_commit": "abc1234", "git_dirty": True, "build_type": "Release"})
+    doc["settings"].update(dict(layouts=["NN"], init=["uniform"], energy_window_s=None), **settings)
+    return doc
+
+
+def timed(kernel, name, size, ms, pct, tuned, err, cublas_err=1e-6, status="PASS", **extra):
+    """A result row with the fields scripts/energy_table reads, the energy ones null unless given."""
+    row = dict(result(kernel, name, size, 1.0, pct, status), median_ms=ms, pct_tuned=tuned, rel_err=err,
+               cublas_rel_err=None if kernel == 0 else cublas_err, layout="NN", init="uniform")
+    row.update({key: None for key in ("energy_j", "gflop_per_j", "power_w", "power_max_w", "sm_clock_mhz",
+                                      "energy_window_s", "energy_gemms")})
+    row.update(extra)
+    return row
+
+
+class EnergyTableTest(unittest.TestCase):
+    """scripts/energy_table: speed, energy per GEMM and accuracy of one device, numbers as the JSONs hold them."""
+
+    TOOL = os.path.join(SCRIPTS, "energy_table")
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="test-energy-")
+        self.out = os.path.join(self.tmp, "page.md")
+        self.sizes = self.write("sizes.json", runner_doc("/home/u/sgemm/build/runner/sgemm_runner --kernel 12,14", [
+            timed(0, "cublas", SQ1, 0.34249600768, 100.0, 100.028, 8.096877e-07),
+            timed(12, "3xtf32_wgmma", SQ1, 0.218000002, 157.10825, 157.15229, 2.7596e-07, 8.096877e-07),
+            timed(14, "ozaki_int8", SQ1, 0.30247999727, 113.22930, 113.26104, 2.53398853e-08, 8.096877e-07),
+            timed(99, "cublaslt", SQ1, 0.34259200096, 99.97198, 100.0, 8.096877e-07, 8.096877e-07),
+            timed(0, "cublas", SQ4, 2.66049599, 100.0, None, 1.1455621e-06),
+            timed(14, "ozaki_int8", SQ4, 1.33923202, 198.65833, None, None, status="FAIL")]))
+        energy = [timed(0, "cublas", SQ4, 166.74182128, 100.0, 99.29, 2.29260358e-06, energy_j=115.75016483,
+                        gflop_per_j=75.99205612, power_w=699.14318687, power_max_w=702.789, sm_clock_mhz=1936.9429,
+                        energy_window_s=15.065962449, energy_gemms=91),
+                  timed(10, "every_shape", SQ4, 182.963973999, 91.133690, 90.486, 2.2915556e-06,
+                        energy_j=None, gflop_per_j=None, power_w=None, power_max_w=686.576, sm_clock_mhz=1980.0,
+                        energy_window_s=15.005331652, energy_gemms=82),
+                  timed(14, "ozaki_int8", SQ4, 59.9231986999, 278.259213, 276.28, 2.5293107e-08,
+                        energy_j=42.302669322, gflop_per_j=207.93234003, power_w=697.396880, power_max_w=707.928,
+                        sm_clock_mhz=1380.34953395, energy_window_s=15.225146964, energy_gemms=251),
+                  timed(99, "cublaslt", SQ4, 165.557403564, 100.715412, 100.0, 2.29260358e-06)]
+        self.energy = self.write("energy.json", dict(runner_doc("sgemm_runner --sustained 15", energy,
+                                                                energy_window_s=15.0),
+                                                     energy_meter="NVML total-energy counter"))
+        acc = []
+        for layout in ("NN", "NT"):
+            for init, cub, mine, other in (("uniform", 2.0e-7, 5.0e-8, 4.0e-7), ("integers", 0.0, 0.0, 0.0),
+                                           ("wide", 1.0e-7, 2.5e-7, 1.0e-7)):
+                common = dict(layout=layout, init=init, cublas_rel_err=cub)
+                acc += [dict(timed(0, "cublas", SQ1, 1.0, 100.0, 100.0, cub), layout=layout, init=init),
+                        dict(timed(14, "ozaki_int8", SQ1, 0.5, 200.0, 200.0, mine), **common)]
+                acc.append(dict(timed(12, "3xtf32_wgmma", SQ1, 0.6, 170.0, 170.0, other), **common) if layout == "NN"
+                           else dict(timed(12, "3xtf32_wgmma", SQ1, None, None, None, None, status="N/A"),
+                                     not_run_reason="NN only", **common))
+        self.accuracy = self.write("accuracy.json", runner_doc("sgemm_runner --init all --layout NN,NT", acc,
+                                                               init=["uniform", "integers", "wide"],
+                                                               layouts=["NN", "NT"]))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def write(self, name, doc):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f) if isinstance(doc, dict) else f.write(doc)
+        return path
+
+    def run_tool(self, *args):
+        return subprocess.run([sys.executable, self.TOOL] + list(args), capture_output=True, text=True)
+
+    def page(self):
+        proc = self.run_tool("--sizes", self.sizes, "--energy", self.energy, "--accuracy", self.accuracy,
+                             "--out", self.out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(self.out, encoding="utf-8") as f:
+            return f.read()
+
+    def test_header_and_speed(self):
+        md = self.page()
+        self.assertTrue(md.startswith("# Test GPU 9000 (synthetic): speed, energy per GEMM and accuracy of "
+                                      "10_every_shape, 12_3xtf32_wgmma, 14_ozaki_int8 against cuBLAS\n"))
+        self.assertIn("- **Driver** 999.1 (CUDA driver API 13.0), **CUDA runtime** 13.0, **cuBLAS** 13.0.2", md)
+        self.assertIn("SM 1900 MHz at the start (max 2000 MHz)", md)
+        self.assertIn("git commit `abc1234` with uncommitted changes (Release)", md)
+        self.assertIn("- **Files read**: `sizes.json` (speed), `energy.json` (energy), `accuracy.json` (accuracy)",
+                      md)
+        # The command as recorded, less the machine's path; nothing absolute anywhere on the page.
+        self.assertIn("  - `sizes.json`: `build/runner/sgemm_runner --kernel 12,14`", md)
+        self.assertEqual([(i, p) for i, line in enumerate(md.splitlines()) for p in check_paths.find(line)], [])
+        # Kernels by number (cuBLAS only in the last column), 5 significant digits for ms, 3 for errors.
+        self.assertIn("| M×N×K | 12_3xtf32_wgmma ms | % cuBLAS | % tuned | error | 14_ozaki_int8 ms | % cuBLAS | "
+                      "% tuned | error | 99_cublaslt ms | % cuBLAS | % tuned | error | cuBLAS ms, error |", md)
+        self.assertIn("| 1024³ | 0.21800 | 157.1% | 157.2% | 2.76e-07 | 0.30248 | 113.2% | 113.3% | 2.53e-08 | "
+                      "0.34259 | 100.0% | 100.0% | 8.1e-07 | 0.34250, 8.1e-07 |", md)
+        # Nulls are n/a, rows the file lacks –, a failed row says so.
+        self.assertIn("| 4096³ | – | – | – | – | 1.3392 (FAIL) | 198.7% | n/a | n/a | – | – | – | – | "
+                      "2.6605, 1.15e-06 |", md)
+
+    def test_energy(self):
+        md = self.page()
+        self.assertIn("Each kernel launched back to back for a window of at least 15 s (`settings.energy_window_s`), "
+                      "measured by the NVML total-energy counter (`energy_meter`).", md)
+        rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+                for line in md.split("## Accuracy")[0].split("## Energy per GEMM")[1].splitlines()
+                if line.startswith("| ") and not line.startswith("| kernel")}
+        self.assertEqual(list(rows), ["00_cublas", "10_every_shape", "14_ozaki_int8", "99_cublaslt"])
+        self.assertEqual(rows["00_cublas"], ["166.74", "100.0%", "116", "76.0", "699", "703", "1937", "15.07", "91",
+                                             "2.29e-06"])
+        self.assertEqual(rows["10_every_shape"], ["182.96", "91.1%", "n/a", "n/a", "n/a", "687", "1980", "15.01",
+                                                  "82", "2.29e-06"])
+        self.assertEqual(rows["14_ozaki_int8"], ["59.923", "278.3%", "42.3", "208", "697", "708", "1380", "15.23",
+                                                 "251", "2.53e-08"])
+        self.assertEqual(rows["99_cublaslt"][2:9], ["n/a"] * 7)
+
+    def test_accuracy(self):
+        md = self.page()
+        part = md.split("## Accuracy")[1]
+        self.assertIn("#### 1024³, NN", part)
+        self.assertIn("| `--init` | cuBLAS error | 12_3xtf32_wgmma error | ratio | check | 14_ozaki_int8 error | "
+                      "ratio | check |", part)
+        nn, nt = part.split("#### 1024³, NT")
+        self.assertIn("| uniform | 2e-07 | 4e-07 | 2.00 | PASS | 5e-08 | 0.250 | PASS |", nn)
+        self.assertIn("| integers | 0 | 0 | – | PASS | 0 | – | PASS |", nn)  # cuBLAS's error 0: no ratio
+        self.assertIn("| wide | 1e-07 | n/a | – | N/A | 2.5e-07 | 2.50 | PASS |", nt)
+        self.assertIn("- **12_3xtf32_wgmma**: error ≤ cuBLAS's in 2 of 3 rows with both errors (3 rows without "
+                      "both); largest ratio 2.00 at 1024³ NN `uniform`; check: 3 PASS, 3 N/A.", part)
+        self.assertIn("- **14_ozaki_int8**: error ≤ cuBLAS's in 4 of 6 rows with both errors; largest ratio 2.50 at "
+                      "1024³ NN `wide`; check: 6 PASS.", part)
+
+    def test_deterministic_and_default_out(self):
+        first = self.page()
+        self.assertEqual(self.page(), first)
+        tool = load_script("energy_table_mod", self.TOOL)
+        os.makedirs(os.path.join(self.tmp, "docs", "results"))
+        with mock.patch.object(sr, "REPO_ROOT", self.tmp), mock.patch("sys.stdout", new=io.StringIO()):
+            self.assertEqual(tool.main(["--sizes", self.sizes, "--energy", self.energy]), 0)
+        with open(os.path.join(self.tmp, "docs", "results", "test-gpu-9000-synthetic-ozaki.md"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("--out docs/results/test-gpu-9000-synthetic-ozaki.md`", text)
+        self.assertNotIn("## Accuracy", text)
+
+    def test_bad_input(self):
+        other = runner_doc("sgemm_runner", [timed(0, "cublas", SQ1, 1.0, 100.0, 100.0, 1e-7)])
+        other["device"]["name"] = "Another GPU"
+        cases = ((["--energy", self.energy], "the following arguments are required: --sizes"),
+                 (["--sizes", os.path.join(self.tmp, "missing.json"), "--energy", self.energy], "cannot read"),
+                 (["--sizes", self.sizes, "--energy", self.write("bad.json", "{not json")], "malformed JSON"),
+                 (["--sizes", self.sizes, "--energy", self.write("old.json", {"schema": "x"})], "schema is 'x'"),
+                 (["--sizes", self.sizes, "--energy", self.write("other.json", other)], "from different devices"))
+        for args, message in cases:
+            proc = self.run_tool(*args, "--out", self.out)
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertIn(message, proc.stderr)
+            self.assertFalse(os.path.exists(self.out))
+
+    def test_formats(self):
+        self.assertEqual([sr.fmt_sig(x) for x in (0.0221, 0.99999, 1936.94, 9.996, 0, None)],
+                         ["0.0221", "1.00", "1937", "10.0", "0", "—"])
+        self.assertEqual(sr.fmt_sig(166.7418, 5), "166.74")
+        self.assertEqual([sr.fmt_err(x) for x in (1.1455e-06, 0.0, None)], ["1.15e-06", "0", "–"])
+        self.assertEqual(sr.fmt_err(None, "n/a"), "n/a")
+        self.assertEqual([sr.err_ratio(*p) for p in ((2e-7, 1e-7), (0.0, 0.0), (1e-7, None), (None, 1e-7))],
+                         [2.0, None, None, None])
 
 
 if __name__ == "__main__":

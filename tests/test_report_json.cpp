@@ -32,6 +32,13 @@ Report sample() {
     naive.pct_roof = 1.7046;
     naive.roof_bound = "flop";
     naive.pct_tuned = 2.1;
+    naive.energy_j = 1.62;
+    naive.gflop_per_j = 84.58;
+    naive.power_w = 412.4;
+    naive.power_max_w = 455.1;
+    naive.sm_clock_mhz = 1755.4;
+    naive.energy_window_s = 0.5061;
+    naive.energy_gemms = 5;
     Result na{9, "cp_async_multistage", 4096, 4096, 4096};
     na.status = "N/A";
     na.not_run_reason = "needs sm_80 or newer";
@@ -42,6 +49,8 @@ Report sample() {
     broken.inexact = 2;
     broken.init = "special";
     r.settings.init = {"uniform", "special"};
+    r.settings.energy_window_s = 0.5;
+    r.energy_meter = "NVML total-energy counter";
     r.results = {cublas, naive, broken, na};
     return r;
 }
@@ -79,6 +88,18 @@ TEST(ReportJson, RoundTrip) {
     EXPECT_EQ(j["results"][1]["pct_tuned"], 2.1);
     EXPECT_TRUE(j["results"][0].contains("pct_tuned") && j["results"][0]["pct_tuned"].is_null());
     EXPECT_EQ(j["tuned_baseline"], kTunedBaseline);
+    EXPECT_EQ(j["results"][1]["energy_j"], 1.62);
+    EXPECT_EQ(j["results"][1]["gflop_per_j"], 84.58);
+    EXPECT_EQ(j["results"][1]["power_w"], 412.4);
+    EXPECT_EQ(j["results"][1]["power_max_w"], 455.1);
+    EXPECT_EQ(j["results"][1]["sm_clock_mhz"], 1755.4);
+    EXPECT_EQ(j["results"][1]["energy_window_s"], 0.5061);
+    EXPECT_EQ(j["results"][1]["energy_gemms"], 5);
+    for (const char* key :
+         {"energy_j", "gflop_per_j", "power_w", "power_max_w", "sm_clock_mhz", "energy_window_s", "energy_gemms"})
+        EXPECT_TRUE(j["results"][0].contains(key) && j["results"][0][key].is_null()) << key;
+    EXPECT_EQ(j["settings"]["energy_window_s"], 0.5);
+    EXPECT_EQ(j["energy_meter"], "NVML total-energy counter");
 }
 
 TEST(ReportJson, NoRooflineIsNull) {
@@ -102,12 +123,39 @@ TEST(ReportJson, ReadsSchemaOneFiles) {
     j["device"].erase("ffma_peak_tflops");
     j["device"].erase("dram_peak_gbs");
     for (auto& x : j["results"])
-        for (const char* key :
-             {"config", "precision", "not_run_reason", "workspace_bytes", "sm_clock_before_mhz", "sm_clock_after_mhz",
-              "mem_clock_before_mhz", "mem_clock_after_mhz", "tune_candidate", "picked", "outside_writes", "init",
-              "missed_nonfinite", "inexact", "roof_ms", "pct_roof", "roof_bound", "pct_tuned"})
+        for (const char* key : {"config",
+                                "precision",
+                                "not_run_reason",
+                                "workspace_bytes",
+                                "sm_clock_before_mhz",
+                                "sm_clock_after_mhz",
+                                "mem_clock_before_mhz",
+                                "mem_clock_after_mhz",
+                                "tune_candidate",
+                                "picked",
+                                "outside_writes",
+                                "init",
+                                "missed_nonfinite",
+                                "inexact",
+                                "roof_ms",
+                                "pct_roof",
+                                "roof_bound",
+                                "pct_tuned",
+                                "energy_j",
+                                "gflop_per_j",
+                                "power_w",
+                                "power_max_w",
+                                "sm_clock_mhz",
+                                "energy_window_s",
+                                "energy_gemms"})
             x.erase(key);
+    j["settings"].erase("energy_window_s");
+    j.erase("energy_meter");
     const Report r = report_from_json(j);
+    EXPECT_FALSE(r.results[1].energy_j);
+    EXPECT_FALSE(r.results[1].energy_gemms);
+    EXPECT_FALSE(r.settings.energy_window_s);
+    EXPECT_FALSE(r.energy_meter);
     EXPECT_FALSE(r.roofline);
     EXPECT_FALSE(r.device.ffma_peak_tflops);
     EXPECT_FALSE(r.device.dram_peak_gbs);
@@ -197,5 +245,24 @@ TEST(ReportTable, TunedColumnFollowsCublasWhereTheTunedBaselineRan) {
         EXPECT_EQ(line.find(row.status == "N/A" ? "N/A" : row.status), header.find("check")) << line;
         EXPECT_EQ(table_row(row, false), table_row(row)) << "no column without the tuned baseline";
         EXPECT_EQ(table_row(row, false).find("2.1%"), std::string::npos);
+    }
+}
+
+// --energy: J/GEMM, GFLOP/J, W and SM MHz between max|d cuB| and check, every row lined up with the header;
+// "n/a" where a row that ran has no figure (no NVML), "-" on N/A rows; without --energy the table is as before.
+TEST(ReportTable, EnergyColumnsBeforeCheck) {
+    const Report r = sample();
+    const std::string header = table_header(true, true);
+    EXPECT_NE(header.find("max|d cuB|    J/GEMM  GFLOP/J     W SM MHz  check"), std::string::npos) << header;
+    EXPECT_EQ(table_header(true, false), table_header(true));
+    EXPECT_NE(table_row(r.results[1], true, true).find("     1.62     84.6   412   1755  PASS"), std::string::npos)
+        << table_row(r.results[1], true, true);
+    EXPECT_NE(table_row(r.results[0], true, true).find("       n/a      n/a   n/a    n/a  PASS"), std::string::npos)
+        << table_row(r.results[0], true, true);
+    EXPECT_NE(table_row(r.results[3], true, true).find("         -        -     -      -  N/A"), std::string::npos)
+        << table_row(r.results[3], true, true);
+    for (const Result& row : r.results) {
+        EXPECT_EQ(table_row(row, true, true).find(row.status), header.find("check")) << table_row(row, true, true);
+        EXPECT_EQ(table_row(row, true, false), table_row(row, true)) << "no energy columns without --energy";
     }
 }

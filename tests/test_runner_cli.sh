@@ -127,6 +127,13 @@ expect 0 '"tuning_from": 100' -- --list --json -
 expect 0 "\"tuned_baseline\": $tuned" -- --list --json -
 expect 0 "\"label\": \"$label2\"" -- --list --json -
 ENV_PREFIX="env NVIDIA_TF32_OVERRIDE=1" expect 2 'TF32' -- --kernel "$n1" --size 8,8,8
+# --sustained SECONDS: more than 0, at most 3600; anything else exits 2 before any GPU work.
+for bad in 0 -1 nan abc inf 3601 5s; do
+    expect 2 "^sgemm_runner: --sustained must be a number of seconds, more than 0 and at most 3600 \\(got '$bad'\\)\$" \
+        -- --sustained "$bad" --kernel "$n1" --size 8,8,8
+done
+expect 0 '--energy .*total-energy counter' -- --help
+expect 0 '--sustained SECONDS' -- --help
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
     expect 0 'PASS' -- --kernel "$n1,$n2" --size 33,65,17 --reps 2 --warmup 1
     expect 0 'views: lda = K \+ 3' -- --kernel all --size 37,41,43 --ld-pad 3 --offset 1 --reps 2 --warmup 0
@@ -201,11 +208,43 @@ print(d["settings"]["layouts"], sorted({(r["layout"], r["kernel"], r["status"]) 
     else
         passed=$((passed + 1))
     fi
+    # Without --energy: no energy columns and every energy field null.
+    got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = ("energy_j", "gflop_per_j", "power_w", "power_max_w", "sm_clock_mhz", "energy_window_s", "energy_gemms")
+print(d["energy_meter"], d["settings"]["energy_window_s"], all(r[k] is None for r in d["results"] for k in keys))' "$tmp/r.json")
+    if [[ $got == "None None True" ]]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "FAIL: energy fields without --energy: $got"
+    fi
+    # --energy: the meter (or why there is none) once, the four columns, and on every row a positive figure
+    # or null (no NVML, no counter, or a counter that did not advance), never 0 or negative.
+    expect 0 '^energy: (NVML total-energy counter, a window of at least 0.5 s|n/a \()' -- --energy --kernel "$n2" \
+        --size 256,256,256 --reps 3 --json="$tmp/e.json"
+    expect 0 'max\|d cuB\| +J/GEMM +GFLOP/J +W +SM MHz +check' -- --energy --kernel "$n2" --size 64,64,64 --reps 1 \
+        --warmup 0 --sustained 0.05
+    got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = ("energy_j", "gflop_per_j", "power_w", "power_max_w", "sm_clock_mhz", "energy_window_s", "energy_gemms")
+bad = [(r["kernel"], k, r[k]) for r in d["results"] for k in keys if r[k] is not None and not r[k] > 0]
+measured = d["energy_meter"].startswith("NVML")
+# With a meter every row has its window; energy_j may still be null where the counter did not advance.
+bad += [(r["kernel"], "window") for r in d["results"] if measured and not r["energy_gemms"]]
+print(d["settings"]["energy_window_s"], len(d["results"]), bad)' "$tmp/e.json")
+    if [[ $got == "0.5 3 []" ]]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "FAIL: --energy: the JSON's energy fields (window, rows, bad values): $got"
+    fi
     rm -rf "$tmp"
     expect 2 'does not fit|needs .* MiB' -- --kernel "$n1" --size 1000000,1000000,1000000
 else
     expect 3 'no CUDA device' -- --kernel "$n1" --size 64,64,64
     expect 3 'no CUDA device' -- --kernel "$n1" --size 64,64,64 --no-tuned-baseline
+    expect 3 'no CUDA device' -- --kernel "$n1" --size 64,64,64 --energy
 fi
 echo "runner_cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -1,7 +1,8 @@
 // sgemm-steps as a library: one call, C = alpha * op(A) * op(B) + beta * C, row-major, FP32
 // accurate, backed by step 13 (kernels/13_one_call.cu), which picks for each shape and layout the
-// fastest of the course's families on the GPU it runs on: 3xTF32 on tensor cores (Hopper, sm_90a),
-// or the FFMA kernels and their streaming kernels for memory-bound shapes.
+// fastest of the course's families on the GPU it runs on: exact int8 products (step 14, the Ozaki
+// scheme II) or 3xTF32 on tensor cores (Hopper, sm_90a), or the FFMA kernels and their streaming
+// kernels for memory-bound shapes.
 //
 //   find_package(sgemm_steps REQUIRED)               # CMake
 //   target_link_libraries(app PRIVATE sgemm::sgemm)
@@ -54,7 +55,9 @@ std::string status_string(Status status);
 std::size_t gemm_workspace_bytes(Op op_a, Op op_b, int M, int N, int K);
 
 // C = alpha * op(A) * op(B) + beta * C on `stream`, asynchronously (a kernel's own fault surfaces at
-// the next synchronization as a CUDA error). `workspace` (256-byte aligned, at least
+// the next synchronization as a CUDA error); when it picks the int8 family (large products on
+// Hopper), the call waits once on `stream` for a scan of the inputs, which decides between int8 and
+// 3xTF32, so the host returns only after the work queued before it and the scan are done. `workspace` (256-byte aligned, at least
 // gemm_workspace_bytes() bytes, `workspace_bytes` says how many) or nullptr: then the call takes
 // what it needs from the stream-ordered allocator (cudaMallocAsync on `stream`) and frees it after
 // the GEMM, in stream order.

@@ -29,7 +29,14 @@ constexpr double tf32_tensor_peak_flops(int cc, int sms, double sm_clock_hz) {
     return 2.0 * fma_per_clock * sms * sm_clock_hz;
 }
 
-// What the models of steps 10, 12 and 13 charge for a kernel launch in stream time (3 us, as empty
+// OP/s of the tensor cores on int8 operands (dense, int32 accumulation): 2 OP per multiply-add x
+// multiply-adds per clock per SM x SMs x SM clock. Per SM and clock: 4096 on sm_90 (H100 SXM: 1979
+// TOPS at 1830 MHz); 0 where not known here.
+constexpr double int8_tensor_peak_ops(int cc, int sms, double sm_clock_hz) {
+    return 2.0 * (cc == 90 ? 4096 : 0) * sms * sm_clock_hz;
+}
+
+// What the models of steps 10, 12, 13 and 14 charge for a kernel launch in stream time (3 us, as empty
 // launches measure on an H100 and an H200), and the fraction of the DRAM peak a streaming kernel reaches
 // (0.83, step 10's measurement on an H200; a calibration file may set step 10's own).
 inline constexpr double kLaunchSeconds = 3e-6;

@@ -31,17 +31,19 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
 }  // namespace
 
 // [doc:make-tensor-map]
-CUtensorMap make_tensor_map_2d(const float* base, long long rows, long long cols, long long ld, TmaBox box_shape,
+CUtensorMap make_tensor_map_2d(const void* base, long long rows, long long cols, long long ld, TmaBox box_shape,
                                CUtensorMapSwizzle swizzle) {
     const int box_rows = box_shape.rows, box_cols = box_shape.cols;
     CUtensorMap map{};
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};  // innermost first
-    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};  // bytes between rows
+    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * box_shape.element_bytes};  // bytes between rows
     const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
     const cuuint32_t element_strides[2] = {1, 1};
-    const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides,
-                                      box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const CUtensorMapDataType type =
+        box_shape.element_bytes == 1 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    const CUresult r = encode_tiled()(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+                                      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         throw_cuda_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) + ") for a " +
                              std::to_string(rows) + " x " + std::to_string(cols) + " matrix, ld " + std::to_string(ld) +

@@ -1,4 +1,4 @@
-// Hopper (sm_90) plumbing shared by steps 11 and 12: mbarrier operations, the TMA tile load,
+// Hopper (sm_90) plumbing shared by steps 11, 12 and 14: mbarrier operations, the TMA tile load,
 // and the host-side tensor map. Thin wrappers around single PTX instructions; what they are
 // for, and the order in which a kernel uses them, is explained in docs/kernels/11_*.md.
 //
@@ -211,19 +211,69 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], std::uint64
         : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 
-// ---- host and device: a TMA box of 4-byte elements, box_rows x box_cols. A kernel announces
-// box.bytes() to the mbarrier (expect_tx) for each copy and the host builds the tensor map from
-// the same object, so the two cannot disagree (a mismatch would leave the phase incomplete: a hang).
+// [doc:wgmma-s8]
+// D (64 x 256, int32, 128 registers per thread) = A (64 x 32) * B (32 x 256) + (accumulate ? D : 0),
+// A and B signed 8-bit integers from shared memory, both K-major (the only layout wgmma accepts for
+// 8-bit types); the products and their sums are exact (no saturation: .satfinite is not asked for).
+// Register i of thread t holds D[16 (t / 32) + (t % 32) / 4 + 8 (i % 4 / 2)][8 (i / 4) + 2 (t % 4) + i % 2],
+// the layout of the tf32 form above, over 256 columns.
+__device__ __forceinline__ void wgmma_m64n256k32_s8(int (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b,
+                                                    int accumulate) {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "setp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p;\n"
+        "}\n"
+        // clang-format off: 8 accumulator registers a row
+        :
+          "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]),
+          "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]),
+          "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]),
+          "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]),
+          "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]),
+          "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]),
+          "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]),
+          "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63]),
+          "+r"(d[64]), "+r"(d[65]), "+r"(d[66]), "+r"(d[67]), "+r"(d[68]), "+r"(d[69]), "+r"(d[70]), "+r"(d[71]),
+          "+r"(d[72]), "+r"(d[73]), "+r"(d[74]), "+r"(d[75]), "+r"(d[76]), "+r"(d[77]), "+r"(d[78]), "+r"(d[79]),
+          "+r"(d[80]), "+r"(d[81]), "+r"(d[82]), "+r"(d[83]), "+r"(d[84]), "+r"(d[85]), "+r"(d[86]), "+r"(d[87]),
+          "+r"(d[88]), "+r"(d[89]), "+r"(d[90]), "+r"(d[91]), "+r"(d[92]), "+r"(d[93]), "+r"(d[94]), "+r"(d[95]),
+          "+r"(d[96]), "+r"(d[97]), "+r"(d[98]), "+r"(d[99]), "+r"(d[100]), "+r"(d[101]), "+r"(d[102]), "+r"(d[103]),
+          "+r"(d[104]), "+r"(d[105]), "+r"(d[106]), "+r"(d[107]), "+r"(d[108]), "+r"(d[109]), "+r"(d[110]), "+r"(d[111]),
+          "+r"(d[112]), "+r"(d[113]), "+r"(d[114]), "+r"(d[115]), "+r"(d[116]), "+r"(d[117]), "+r"(d[118]), "+r"(d[119]),
+          "+r"(d[120]), "+r"(d[121]), "+r"(d[122]), "+r"(d[123]), "+r"(d[124]), "+r"(d[125]), "+r"(d[126]), "+r"(d[127])
+        // clang-format on
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+}
+
+// ---- host and device: a TMA box of box_rows x box_cols elements of `element_bytes` each (4: float,
+// 1: int8). A kernel announces box.bytes() to the mbarrier (expect_tx) for each copy and the host
+// builds the tensor map from the same object, so the two cannot disagree (a mismatch would leave the
+// phase incomplete: a hang).
 struct TmaBox {
     int rows, cols;
-    __host__ __device__ constexpr unsigned bytes() const { return static_cast<unsigned>(rows * cols) * 4u; }
+    int element_bytes = 4;
+    __host__ __device__ constexpr unsigned bytes() const {
+        return static_cast<unsigned>(rows * cols) * static_cast<unsigned>(element_bytes);
+    }
 };
 
-// ---- host: the tensor map of a row-major float matrix `rows` x `cols` with leading dimension
-// `ld` (floats), read in boxes of `box`. TMA needs a 16-byte aligned base and a row pitch that is
-// a multiple of 16 bytes (ld % 4 == 0); box.cols * 4 bytes a multiple of 16 and at most the
-// swizzle span when swizzled; box sides at most 256. Throws sgemm::CudaError when the driver refuses.
-CUtensorMap make_tensor_map_2d(const float* base, long long rows, long long cols, long long ld, TmaBox box,
+// ---- host: the tensor map of a row-major matrix `rows` x `cols` with leading dimension `ld`
+// (elements), read in boxes of `box`, whose element_bytes says the type: 4 float, 1 int8. TMA
+// needs a 16-byte aligned base and a row pitch that is a multiple of 16 bytes; box.cols elements a
+// multiple of 16 bytes and at most the swizzle span when swizzled; box sides at most 256. Throws
+// sgemm::CudaError when the driver refuses.
+CUtensorMap make_tensor_map_2d(const void* base, long long rows, long long cols, long long ld, TmaBox box,
                                CUtensorMapSwizzle swizzle);
 
 }  // namespace sgemm

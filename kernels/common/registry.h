@@ -98,7 +98,7 @@ inline constexpr int kTunedBaseline = 99;
 // What the machine code of a kernel must show, checked without a GPU by tests/check_sass.py in the
 // code for the SMs its Requirements allow. Features are names from check_sass.py's vocabulary, which
 // maps each to an instruction pattern: "LDG.128", "LDS.128", "LDGSTS", "UTMALDG", "SYNCS",
-// "HGMMA.TF32". A tuning variant needs none of its own: its functions are its step's, so the step's
+// "HGMMA.TF32", "IGMMA.S8". A tuning variant needs none of its own: its functions are its step's, so the step's
 // checks cover them.
 struct SassChecks {
     // The __global__ functions checked: a whole name (every template instance of it) or a prefix

@@ -1,5 +1,5 @@
 // Steps whose GEMM another translation unit calls: step 13 (and the library built on it, see
-// include/sgemm/sgemm.h) composes steps 10 and 12 through these, by direct calls rather than through
+// include/sgemm/sgemm.h) composes steps 10, 12 and 14 through these, by direct calls rather than through
 // the registry, so that a program linking the static library pulls in exactly the objects it uses.
 // Each is defined in its step's file, beside its registration, and does what that registration does.
 #pragma once
@@ -20,5 +20,6 @@ struct StepEntry {
 
 const StepEntry& every_shape_entry();   // step 10: FFMA tiles, split-K and streaming kernels, NN only
 const StepEntry& tf32x3_wgmma_entry();  // step 12: 3xTF32 on wgmma, every layout; needs sm_90a (CC 9.0)
+const StepEntry& ozaki_int8_entry();    // step 14: Ozaki scheme II on int8 wgmma, every layout; needs sm_90a
 
 }  // namespace sgemm

@@ -269,4 +269,15 @@ __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
 }
 
+// x * 2^e for e in [-252, 254], exact unless the result leaves the normal range (steps 12 and 14
+// scale rows and columns by powers of two). One multiply when 2^e is a normal float (every real
+// input); else two factors, each a normal power of two, the one nearer 1 first, so that a result
+// below the normal range is rounded once.
+__device__ __forceinline__ float mul_pow2(float x, int e) {
+    if (e >= -126 && e <= 127) return x * __int_as_float((e + 127) << 23);
+    const int e1 = max(-126, min(127, e));
+    const int e2 = max(-126, min(127, e - e1));
+    return x * __int_as_float((e2 + 127) << 23) * __int_as_float((e1 + 127) << 23);
+}
+
 }  // namespace sgemm
