@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(kResThreads)
                 const long long a = finite ? static_cast<long long>(rintf(mul_pow2(tile[r][4 * lane + j], shift))) : 0;
                 hi[j] = static_cast<int>(a >> 24), lo[j] = static_cast<int>(a & 0xFFFFFF);
             }
-        // k + 3 may pass K but not the pitch (a multiple of 16 bytes): the padding takes it.
+        // k + 3 may pass K but not the pitch (a multiple of 128 bytes): the padding takes it.
             std::int8_t* out = dst + static_cast<std::size_t>(row) * ld_dst + k;
 #pragma unroll
             for (int l = 0; l < kN; ++l) {
@@ -462,7 +462,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int j = 0; j < 4; ++j) col_shift[j] = col + j < N ? row_shift(b_max, col + j, crt.p) : 0;
     for (int row = blockIdx.y; row < M; row += gridDim.y) {
-        const std::uint8_t* res = c_res + static_cast<std::size_t>(row) * ldr + col;  // 4-byte aligned: ldr % 16 == 0
+        const std::uint8_t* res = c_res + static_cast<std::size_t>(row) * ldr + col;  // 4-byte aligned: ldr % 128 == 0
         unsigned word[kN];
 #pragma unroll
         for (int l = 0; l < kN; ++l) word[l] = *reinterpret_cast<const unsigned*>(res + l * plane);
@@ -553,7 +553,10 @@ Plan plan(const sgemm::GemmArgs& a) {
 
 constexpr int kBM = 128, kBN = 256, kBK = 128, kStages = 4, kGroupM = 8;
 
-long long pitch16(long long x) { return (x + 15) / 16 * 16; }  // TMA's 16-byte row pitch, in int8
+// Rows of the int8 planes start on 128-byte lines: TMA needs a 16-byte pitch, but a 128-byte box row
+// that straddles two lines costs two L2 transactions instead of one (and a warp's 128 bytes of C'
+// likewise). int8 elements: the pitch in bytes.
+long long pitch128(long long x) { return (x + 127) / 128 * 128; }
 
 // The workspace: the residue planes of A (n x M x K) and B^T (n x N x K), of C' (n x M x ldr), the
 // scan's statistics (M + N rows each) and the flag. Step 12's, when it computes the product, reuses it.
@@ -567,11 +570,11 @@ struct Workspace {
 Workspace carve(const sgemm::GemmArgs& a, const Crt& crt, std::uintptr_t base) {
     std::uintptr_t end = base;
     const auto take = [&](std::size_t bytes) { return std::exchange(end, end + align256(bytes)); };
-    const std::size_t kp = pitch16(a.K), n = crt.n;
+    const std::size_t kp = pitch128(a.K), n = crt.n;
     Workspace w;
     w.a = reinterpret_cast<std::int8_t*>(take(n * a.M * kp));
     w.b = reinterpret_cast<std::int8_t*>(take(n * a.N * kp));
-    w.c = reinterpret_cast<std::uint8_t*>(take(n * a.M * pitch16(a.N)));
+    w.c = reinterpret_cast<std::uint8_t*>(take(n * a.M * pitch128(a.N)));
     const std::size_t rows = std::size_t(a.M) + a.N;
     const std::uintptr_t stats = end;
     w.stats.exponent_sum = reinterpret_cast<unsigned long long*>(take(sizeof(unsigned long long) * rows));
@@ -619,7 +622,7 @@ static_assert(kMaxN <= kMaxModuli && kMaxN - kMinN == 3, "with_moduli() has a ca
 
 void residues(bool transpose, int rows, int K, const float* src, int ld, const unsigned* max_bits, const Crt& crt,
               std::int8_t* dst, cudaStream_t stream) {
-    const long long kp = pitch16(K), plane = rows * kp;
+    const long long kp = pitch128(K), plane = rows * kp;
     const dim3 grid(sgemm::ceil_div(rows, kResRows), std::min(sgemm::ceil_div(K, kResK), sgemm::kMaxGridY));
     with_moduli(crt.n, [&](auto n) {
         auto* kernel = transpose ? sgemm_14_ozaki_int8_residues<true, n> : sgemm_14_ozaki_int8_residues<false, n>;
@@ -651,7 +654,7 @@ struct Gemm {
         residues(!b_t, N, K, B, ldb, w.stats.max_bits + M, p.crt, w.b, stream);
 
         using Box = Boxes<kBM, kBN, kBK>;
-        const long long kp = pitch16(K);
+        const long long kp = pitch128(K);
         const CUtensorMap a_map = sgemm::make_tensor_map_2d(w.a, p.crt.n * static_cast<long long>(M), K, kp, Box::a,
                                                             CU_TENSOR_MAP_SWIZZLE_128B);
         const CUtensorMap b_map = sgemm::make_tensor_map_2d(w.b, p.crt.n * static_cast<long long>(N), K, kp, Box::b,
@@ -659,7 +662,7 @@ struct Gemm {
         auto* kernel = sgemm_14_ozaki_int8<kBM, kBN, kBK, kStages, kGroupM>;
         constexpr int smem = smem_bytes(kBM, kBN, kBK, kStages);
         sgemm::allow_dynamic_smem(kernel, smem);
-        const int ldr = static_cast<int>(pitch16(N));
+        const int ldr = static_cast<int>(pitch128(N));
         // Persistent: one block per SM (its shared memory allows no second), each looping over items.
         int device = 0;
         sgemm::check(cudaGetDevice(&device));
