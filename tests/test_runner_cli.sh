@@ -134,6 +134,147 @@ for bad in 0 -1 nan abc inf 3601 5s; do
 done
 expect 0 '--energy .*total-energy counter' -- --help
 expect 0 '--sustained SECONDS' -- --help
+# The course's hand-written lists of steps against the registry (no GPU). For every step (neither a
+# baseline nor a tuning variant, by the listing's flags and its tuned_baseline / tuning_from): README.md's
+# kernel table (| # | name | idea | page |) has exactly one row for it, with the registry's name in
+# backticks, the registry's idea word for word and a link to docs/kernels/NN_name.md; docs/README.md has
+# exactly one ladder bullet "- [NN name](kernels/NN_name.md)"; that page exists. Neither list may have
+# entries for other numbers (README rows for the baselines are allowed if they match the registry too).
+# SGEMM_README_MD, SGEMM_DOCS_README_MD and SGEMM_KERNEL_PAGES point the check at other copies.
+# check_ladder LISTING_JSON README DOCS_README PAGES_DIR: "FAIL: ..." lines, then "cases PASSED FAILED".
+check_ladder() {
+    python3 - "$@" <<'PY'
+import json, os, re, sys
+listing, readme, docs_readme, pages = sys.argv[1:5]
+d = json.load(open(listing, encoding="utf-8"))
+kernels = d["kernels"]
+def is_step(k):
+    return (not k["baseline"] and not k["tuning_variant"] and 1 <= k["number"] < d["tuning_from"]
+            and k["number"] != d["tuned_baseline"])
+steps = [k for k in kernels if is_step(k)]
+baselines = {k["number"]: k for k in kernels if k["baseline"]}
+passed = failed = 0
+def case(problems):
+    global passed, failed
+    for p in problems:
+        print("FAIL: " + p)
+    if problems:
+        failed += 1
+    else:
+        passed += 1
+def cells(line):  # the cells of a table row, or None; "\|" is a literal bar inside a cell
+    s = line.strip()
+    if len(s) < 2 or not (s.startswith("|") and s.endswith("|")):
+        return None
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", s[1:-1])]
+# README.md's kernel table: the rows after the header and its delimiter row, as (line number, cells).
+lines = open(readme, encoding="utf-8").read().splitlines()
+headers = [i for i, l in enumerate(lines) if cells(l) == ["#", "name", "idea", "page"]]
+rows = []
+if len(headers) == 1:
+    i = headers[0] + 2
+    while i < len(lines) and cells(lines[i]) is not None:
+        rows.append((i + 1, cells(lines[i])))
+        i += 1
+case([] if len(headers) == 1 and rows else
+     [f"{readme}: {len(headers)} tables with the header '| # | name | idea | page |' (want one, with rows)"])
+number = lambda c: int(c[0]) if re.fullmatch(r"[0-9]+", c[0]) else None
+def row_problems(k, ln, c, page):  # a row of kernel k: name, idea and page cells
+    if len(c) != 4:
+        return [f"{readme} line {ln}: {len(c)} cells, want 4"]
+    out = []
+    if c[1] != f"`{k['name']}`":
+        out.append(f"{readme} line {ln}: name cell {c[1]!r}, want {'`' + k['name'] + '`'!r}")
+    if c[2] != k["idea"]:
+        out.append(f"{readme} line {ln}: idea cell {c[2]!r} is not the registry's idea {k['idea']!r}")
+    if not re.search(r"\]\(" + re.escape(page) + r"\)", c[3]):
+        out.append(f"{readme} line {ln}: page cell {c[3]!r} does not link {page}")
+    return out
+# docs/README.md's ladder: bullets "- [NN name](kernels/TARGET.md)...".
+bullet = re.compile(r"- \[([0-9]+ [^\]]*)\]\(kernels/([^)#\s]+)\.md\)")
+bullets = [(ln, m) for ln, l in enumerate(open(docs_readme, encoding="utf-8").read().splitlines(), 1)
+           if (m := bullet.match(l))]
+for k in steps:
+    n, label = k["number"], k["label"]
+    problems = []
+    mine = [(ln, c) for ln, c in rows if number(c) == n]
+    if len(mine) != 1:
+        where = f" (lines {', '.join(str(ln) for ln, _ in mine)})" if mine else ""
+        problems.append(f"{readme}: {len(mine)} rows for it in the kernel table{where}, want exactly 1")
+    for ln, c in mine:
+        problems += row_problems(k, ln, c, f"docs/kernels/{label}.md")
+    mine = [(ln, m) for ln, m in bullets if m[2] == label]
+    if len(mine) != 1:
+        where = f" (lines {', '.join(str(ln) for ln, _ in mine)})" if mine else ""
+        problems.append(f"{docs_readme}: {len(mine)} ladder bullets linking kernels/{label}.md{where}, want exactly 1")
+    want = label.replace("_", " ", 1)
+    problems += [f"{docs_readme} line {ln}: bullet text [{m[1]}], want [{want}]" for ln, m in mine if m[1] != want]
+    if not os.path.isfile(os.path.join(pages, label + ".md")):
+        problems.append(f"no page {os.path.join(pages, label + '.md')}")
+    case([f"step {n} ({k['name']}): {p}" for p in problems])
+# Rows and bullets for anything else: baselines only, each at most once and matching the registry.
+step_numbers = {k["number"] for k in steps}
+problems = []
+for ln, c in rows:
+    n = number(c)
+    if n in step_numbers:
+        continue
+    if n not in baselines:
+        problems.append(f"{readme} line {ln}: a row for {c[0]!r}, which is no step or baseline of the registry")
+        continue
+    same = [l for l, r in rows if number(r) == n]
+    if len(same) > 1 and ln == same[0]:
+        problems.append(f"{readme}: {len(same)} rows for baseline {n} (lines {', '.join(map(str, same))})")
+    problems += row_problems(baselines[n], ln, c, f"kernels/{baselines[n]['label']}.cu")
+case(problems)
+labels = {k["label"] for k in steps}
+case([f"{docs_readme} line {ln}: a ladder bullet for kernels/{m[2]}.md, which is no registered step"
+      for ln, m in bullets if m[2] not in labels])
+if not steps:
+    case(["the registry lists no steps"])
+print("cases", passed, failed)
+PY
+}
+# ladder CASE-NAME LISTING README DOCS_README PAGES: run check_ladder, add its cases to the counters.
+ladder() {
+    local name=$1 out rc summary; shift
+    out=$(check_ladder "$@" 2>&1); rc=$?
+    summary=$(tail -1 <<<"$out")
+    if [[ $rc -ne 0 || ! $summary =~ ^cases\ ([0-9]+)\ ([0-9]+)$ ]]; then
+        failed=$((failed + 1)); echo "FAIL: $name: the check did not run (exit $rc):"; sed 's/^/    /' <<<"$out" | head -20
+        return
+    fi
+    passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+    sed '$d' <<<"$out"
+}
+ladder_tmp=$(mktemp -d)
+"$runner" --list --json - >"$ladder_tmp/list.json"
+ladder "the lists of steps" "$ladder_tmp/list.json" "${SGEMM_README_MD:-$here/../README.md}" \
+    "${SGEMM_DOCS_README_MD:-$here/../docs/README.md}" "${SGEMM_KERNEL_PAGES:-$here/../docs/kernels}"
+# Self-test on planted faults: README with step n1's row twice, step n2's row gone and a changed idea for
+# the last step; docs/README without step n1's bullet; no page for step n2. Each must be reported, once
+# under its own step, and nothing else.
+last_n=$(awk 'END {print $1}' <<<"$steps")
+awk -v a="$n1" -v b="$n2" -v c="$last_n" '
+    $0 ~ "^\\| " a " \\|" {print}
+    $0 ~ "^\\| " b " \\|" {next}
+    $0 ~ "^\\| " c " \\|" {sub(/ \| \[/, " (changed) | [")}
+    {print}' "$here/../README.md" >"$ladder_tmp/README.md"
+grep -v "^- \\[[0-9]* $name1\\](kernels/" "$here/../docs/README.md" >"$ladder_tmp/docs-README.md"
+mkdir "$ladder_tmp/pages" && cp "$here"/../docs/kernels/*.md "$ladder_tmp/pages/" && rm -f "$ladder_tmp/pages/$label2.md"
+got=$(check_ladder "$ladder_tmp/list.json" "$ladder_tmp/README.md" "$ladder_tmp/docs-README.md" "$ladder_tmp/pages" 2>&1)
+if [[ $(grep -c '^FAIL: ' <<<"$got") -eq 5 ]] && [[ $(tail -1 <<<"$got") == "cases $(wc -l <<<"$steps") 3" ]] &&
+    grep -q "^FAIL: step $n1 ($name1): .*README.md: 2 rows for it in the kernel table" <<<"$got" &&
+    grep -q "^FAIL: step $n1 ($name1): .*docs-README.md: 0 ladder bullets linking kernels/$label1.md" <<<"$got" &&
+    grep -q "^FAIL: step $n2 ($name2): .*README.md: 0 rows for it in the kernel table" <<<"$got" &&
+    grep -q "^FAIL: step $n2 ($name2): no page .*/$label2.md" <<<"$got" &&
+    grep -q "^FAIL: step $last_n .*idea cell .*(changed)' is not the registry's idea" <<<"$got"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1)); echo "FAIL: the check of the lists of steps missed planted faults; it said:"
+    sed 's/^/    /' <<<"$got"
+fi
+rm -rf "$ladder_tmp"
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
     expect 0 'PASS' -- --kernel "$n1,$n2" --size 33,65,17 --reps 2 --warmup 1
     expect 0 'views: lda = K \+ 3' -- --kernel all --size 37,41,43 --ld-pad 3 --offset 1 --reps 2 --warmup 0
