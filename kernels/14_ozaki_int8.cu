@@ -704,18 +704,20 @@ struct Gemm {
 };
 
 // [doc:model]
-// Step 14's time on a shape, as step 13's planner weighs it: its launches (three memsets, two scans,
-// the verdict, two pre-passes, the GEMM, the reconstruction) and the synchronization on the
-// verdict; the scans and the pre-passes at the DRAM rates they reach on an H100 at 4096^3 (ncu:
+// Step 14's time on a shape, as step 13's planner weighs it: its launches (a memset, two scans, the
+// verdict and its copy to the host, two pre-passes, the GEMM, the reconstruction) and the
+// synchronization on the verdict; the scans and the pre-passes at the DRAM rates they reach on an H100 at 4096^3 (ncu:
 // 1.26 and 1.67 TB/s of 3.35, fractions 0.37 and 0.50 of the peak); the GEMM: waves of 128 x 256
 // tiles, n per output tile, each its k-tiles at the int8 peak times the fraction the mainloop
 // reaches (0.58 at 4096^3 and 8192^3 on an H100, at its own clock) plus the epilogue (128 sums reduced and stored
 // per thread: ~2600 SM cycles); the reconstruction at 1.4 SM cycles per element for n = 8 (ncu at
-// 4096^3: 122 us at 1.41 GHz), growing with n^2 beyond (Garner), or its bytes if more. Inputs it hands to step 12 (rows
+// 4096^3: 122 us at 1.41 GHz), growing with n^2 beyond (Garner), or its bytes if more; and the
+// bytes of C' the epilogue writes, four times n M N (2-byte stores, 8 bytes of a 32-byte sector). Inputs it hands to step 12 (rows
 // whose mean exponent lies more than kMaxMeanGap below their largest) are not foreseen: the model is
 // that of in-range data.
 constexpr double kScanDramFraction = 0.37, kResidueDramFraction = 0.50, kInt8Fraction = 0.58;
 constexpr double kEpilogueCycles = 2600, kReconstructCycles = 1.4, kSyncSeconds = 10e-6;
+constexpr int kSectorBytes = 32;  // the unit in which L2 writes DRAM
 
 struct Rates {
     int sms = 0;
@@ -741,10 +743,13 @@ double model_seconds(const sgemm::GemmArgs& a) {
     const double residues = (4 + n) * (mk + kn) / (r.dram * kResidueDramFraction);
     const double waves = std::ceil(double(sgemm::tile_total(a.M, a.N, kBM, kBN)) * n / r.sms);
     const double tile = 2.0 * kBM * kBN * kBK * sgemm::ceil_div(a.K, kBK) / r.int8 + kEpilogueCycles / r.clock;
+    // The epilogue's residues of C': 4 threads store 2 bytes each of a row, 8 bytes in a 32-byte sector,
+    // so DRAM sees four times the n M N bytes.
+    const double c_residues = kSectorBytes / 8.0 * n * mn / (r.dram * sgemm::kStreamDramFraction);
     const double reconstruct =
         std::max(mn * kReconstructCycles * (n / 8) * (n / 8) / (r.sms * r.clock),
                  (n + 4 * (a.beta == 0.0f ? 1 : 2)) * mn / (r.dram * sgemm::kStreamDramFraction));
-    return 10 * sgemm::kLaunchSeconds + kSyncSeconds + scan + residues + waves * tile + reconstruct;
+    return 9 * sgemm::kLaunchSeconds + kSyncSeconds + scan + residues + waves * tile + c_residues + reconstruct;
 }
 // [/doc:model]
 
