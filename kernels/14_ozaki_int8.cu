@@ -706,22 +706,21 @@ struct Gemm {
 // [doc:model]
 // Step 14's time on a shape, as step 13's planner weighs it: its launches (a memset, two scans, the
 // verdict and its copy to the host, two pre-passes, the GEMM, the reconstruction) and the
-// synchronization on the verdict; the scans and the pre-passes at the DRAM rates they reach on an H100 at 4096^3 (ncu:
-// 1.26 and 1.67 TB/s of 3.35, fractions 0.37 and 0.50 of the peak); the GEMM: waves of 128 x 256
-// tiles, n per output tile, each its k-tiles at the int8 peak times the fraction the mainloop
-// reaches (0.58 at 4096^3 and 8192^3 on an H100, at its own clock) plus the epilogue (128 sums reduced and stored
-// per thread: ~2600 SM cycles); the reconstruction at 1.4 SM cycles per element for n = 8 (ncu at
-// 4096^3: 122 us at 1.41 GHz), growing with n^2 beyond (Garner), or its bytes if more; and the
-// bytes of C' the epilogue writes, four times n M N (2-byte stores, 8 bytes of a 32-byte sector). Inputs it hands to step 12 (rows
-// whose mean exponent lies more than kMaxMeanGap below their largest) are not foreseen: the model is
-// that of in-range data.
-constexpr double kScanDramFraction = 0.37, kResidueDramFraction = 0.50, kInt8Fraction = 0.58;
-constexpr double kEpilogueCycles = 2600, kReconstructCycles = 1.4, kSyncSeconds = 10e-6;
-constexpr int kSectorBytes = 32;  // the unit in which L2 writes DRAM
+// synchronization on the verdict; the scans and the pre-passes at the DRAM rates they reach on an
+// H100 at 4096^3 (ncu: 1.26 and 1.67 TB/s of 3.35, fractions 0.37 and 0.50 of the peak); the GEMM:
+// waves of (tile, modulus) items, each its k-tiles at the int8 peak plus a fixed cost per item (the
+// epilogue, the pipeline's refill: 12700 SM cycles, what Nsight Compute's active cycles per item
+// leave beyond the k-tiles at the peak on an H100, at 4096^3 and at 21157 x 8110 x 671 alike), and
+// the n M N bytes of C' it writes; the reconstruction at 1.4 SM cycles per element for n = 8 (ncu
+// at 4096^3: 122 us at 1.41 GHz), growing with n^2 beyond (Garner), or its bytes if more. Inputs
+// that go to step 12 (rows whose mean exponent lies more than kMaxMeanGap below their largest) are
+// not foreseen: the model is that of in-range data.
+constexpr double kScanDramFraction = 0.37, kResidueDramFraction = 0.50;
+constexpr double kItemCycles = 12700, kReconstructCycles = 1.4, kSyncSeconds = 10e-6;
 
 struct Rates {
     int sms = 0;
-    double clock = 0, int8 = 0, dram = 0;  // SM Hz; int8 OP/s of one SM at kInt8Fraction; DRAM peak bytes/s
+    double clock = 0, int8 = 0, dram = 0;  // SM Hz; int8 OP/s of one SM at its peak; DRAM peak bytes/s
 };
 
 double model_seconds(const sgemm::GemmArgs& a) {
@@ -733,7 +732,7 @@ double model_seconds(const sgemm::GemmArgs& a) {
         Rates rates;
         rates.sms = attribute(cudaDevAttrMultiProcessorCount);
         rates.clock = 1e3 * attribute(cudaDevAttrClockRate);
-        rates.int8 = sgemm::int8_tensor_peak_ops(cc, rates.sms, rates.clock) / rates.sms * kInt8Fraction;
+        rates.int8 = sgemm::int8_tensor_peak_ops(cc, rates.sms, rates.clock) / rates.sms;
         rates.dram = sgemm::dram_peak_bytes_per_s(1e3 * attribute(cudaDevAttrMemoryClockRate),
                                                   attribute(cudaDevAttrGlobalMemoryBusWidth));
         return rates;
@@ -742,14 +741,13 @@ double model_seconds(const sgemm::GemmArgs& a) {
     const double scan = 4 * (mk + kn) / (r.dram * kScanDramFraction);
     const double residues = (4 + n) * (mk + kn) / (r.dram * kResidueDramFraction);
     const double waves = std::ceil(double(sgemm::tile_total(a.M, a.N, kBM, kBN)) * n / r.sms);
-    const double tile = 2.0 * kBM * kBN * kBK * sgemm::ceil_div(a.K, kBK) / r.int8 + kEpilogueCycles / r.clock;
-    // The epilogue's residues of C': 4 threads store 2 bytes each of a row, 8 bytes in a 32-byte sector,
-    // so DRAM sees four times the n M N bytes.
-    const double c_residues = kSectorBytes / 8.0 * n * mn / (r.dram * sgemm::kStreamDramFraction);
+    const double item = 2.0 * kBM * kBN * kBK * sgemm::ceil_div(a.K, kBK) / r.int8 + kItemCycles / r.clock;
+    const double c_residues = n * mn / (r.dram * sgemm::kStreamDramFraction);  // the GEMM's writes of C'
+
     const double reconstruct =
         std::max(mn * kReconstructCycles * (n / 8) * (n / 8) / (r.sms * r.clock),
                  (n + 4 * (a.beta == 0.0f ? 1 : 2)) * mn / (r.dram * sgemm::kStreamDramFraction));
-    return 9 * sgemm::kLaunchSeconds + kSyncSeconds + scan + residues + waves * tile + c_residues + reconstruct;
+    return 9 * sgemm::kLaunchSeconds + kSyncSeconds + scan + residues + waves * item + c_residues + reconstruct;
 }
 // [/doc:model]
 
