@@ -13,9 +13,9 @@
 // modulus (all in one launch) reduces its int32 sums mod m_l to bytes; a last pass reconstructs C'
 // from the bytes (Garner's mixed-radix form, in integers, then one double), undoes the scaling and
 // applies alpha and beta. Inputs the fixed point cannot hold to FP32's accuracy (a row whose nonzero
-// elements lie, on average, more than 2^kMaxMeanGap below its largest) and K below kMinIntK go to
-// step 12; rows and columns holding
-// Inf or NaN give NaN products, as they must.
+// elements lie, on average, more than 2^kMaxMeanGap below its largest) get dot products in double
+// instead; K below kMinIntK goes to step 12; rows and columns holding Inf or NaN give NaN products, as
+// they must.
 // See docs/kernels/14_ozaki_int8.md.
 #include "common/check.h"
 #include "common/gpu_rates.h"
@@ -67,8 +67,8 @@ constexpr int kMinIntK = 22;
 // products are small too), but a row whose typical element lies far below its largest (exponents
 // spread over many binades: --init wide) has most of its products computed to few bits. The scan
 // measures the mean of log2 |x| over a row's nonzero elements; a row (column) whose mean lies more
-// than kMaxMeanGap binades below its largest goes to step 12, whose TF32 pieces keep an
-// exponent per element, computes such inputs.
+// than kMaxMeanGap binades below its largest sends the product to sgemm_14_ozaki_int8_fp64, where every
+// element keeps its own exponent.
 constexpr int kMaxMeanGap = 8;
 // The pre-pass's residue arithmetic holds for fixed points of up to 45 bits; plan() asks for at
 // most want + 4 (about 33).
@@ -247,6 +247,61 @@ __global__ void __launch_bounds__(kResThreads)
             }
         }
         __syncthreads();  // the tile is refilled for the next k
+    }
+}
+
+// [doc:fp64]
+// ---- inputs the fixed point cannot hold: each output a dot product in double. A float times a float is
+// exact in double (24 + 24 significant bits < 53), and K such products summed in double are off by about
+// K 2^-53 of |op(A)||op(B)|, far below FP32's last bit; alpha and beta C0 added in double, one rounding.
+// Inf and NaN follow IEEE arithmetic, as in the float64 reference. FP64 runs at half the FP32 rate on
+// Hopper: a path for the inputs the int8 path cannot take, not for speed. A block computes 64 x 64
+// outputs, a thread 4 x 4, from k-slices of 16 converted to double once, in shared memory.
+constexpr int kFp64Tile = 64, kFp64K = 16, kFp64Threads = 256;
+__global__ void __launch_bounds__(kFp64Threads)
+    sgemm_14_ozaki_int8_fp64(int M, int N, int K, float alpha, float beta, const float* A, int lda, bool a_t,
+                             const float* B, int ldb, bool b_t, float* C, int ldc) {
+    __shared__ double As[kFp64K][kFp64Tile + 1], Bs[kFp64K][kFp64Tile + 1];  // [k][m], [k][n]
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int bn = blockIdx.x * kFp64Tile;
+    for (int bm = blockIdx.y * kFp64Tile; bm < M; bm += gridDim.y * kFp64Tile) {
+        double acc[4][4] = {};
+        for (int k0 = 0; k0 < K; k0 += kFp64K) {
+            for (int i = threadIdx.x; i < kFp64Tile * kFp64K; i += kFp64Threads) {
+                // Consecutive threads on the operand's contiguous dimension: k unless it is transposed.
+                const int a_m = a_t ? i % kFp64Tile : i / kFp64K, a_k = a_t ? i / kFp64Tile : i % kFp64K;
+                const int b_n = b_t ? i / kFp64K : i % kFp64Tile, b_k = b_t ? i % kFp64K : i / kFp64Tile;
+                const int m = bm + a_m, ka = k0 + a_k, n = bn + b_n, kb = k0 + b_k;
+                As[a_k][a_m] = m < M && ka < K ? double(a_t ? A[static_cast<std::size_t>(ka) * lda + m]
+                                                            : A[static_cast<std::size_t>(m) * lda + ka])
+                                               : 0.0;
+                Bs[b_k][b_n] = n < N && kb < K ? double(b_t ? B[static_cast<std::size_t>(n) * ldb + kb]
+                                                            : B[static_cast<std::size_t>(kb) * ldb + n])
+                                               : 0.0;
+            }
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k < kFp64K; ++k) {
+                double a[4], b[4];
+#pragma unroll
+                for (int i = 0; i < 4; ++i) a[i] = As[k][4 * ty + i], b[i] = Bs[k][4 * tx + i];
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+            }
+            __syncthreads();  // the slices are refilled
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int m = bm + 4 * ty + i, n = bn + 4 * tx + j;
+                if (m >= M || n >= N) continue;
+                float* c = C + static_cast<std::size_t>(m) * ldc + n;
+                const double v = double(alpha) * acc[i][j];
+                *c = static_cast<float>(beta == 0.0f ? v : v + double(beta) * *c);
+            }
     }
 }
 
@@ -633,6 +688,12 @@ void residues(bool transpose, int rows, int K, const float* src, int ld, const u
 
 const sgemm::StepEntry& step12() { return sgemm::tf32x3_wgmma_entry(); }
 
+void launch_fp64(const sgemm::GemmArgs& a, cudaStream_t stream) {
+    const dim3 grid(sgemm::ceil_div(a.N, kFp64Tile), std::min(sgemm::ceil_div(a.M, kFp64Tile), sgemm::kMaxGridY));
+    sgemm::launch_checked(sgemm_14_ozaki_int8_fp64, grid, dim3(kFp64Threads), 0, stream, a.M, a.N, a.K, a.alpha, a.beta,
+                          a.A, a.lda, a.op_a == sgemm::Op::kT, a.B, a.ldb, a.op_b == sgemm::Op::kT, a.C, a.ldc);
+}
+
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
         const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
@@ -641,13 +702,13 @@ struct Gemm {
         const Workspace w = carve(args, p.crt, reinterpret_cast<std::uintptr_t>(workspace));
         // [doc:launch-sequence]
         // The scan and its verdict first; the host reads the verdict (one synchronization of the
-        // stream) and hands inputs the fixed point cannot hold to step 12.
+        // stream) and hands inputs the fixed point cannot hold to the FP64 kernel.
         sgemm::check(cudaMemsetAsync(w.stats.exponent_sum, 0, w.stats_bytes, stream));  // the statistics and the flag
         scan(args, w, stream);
         unsigned verdict = 0;
         sgemm::check(cudaMemcpyAsync(&verdict, w.flag, sizeof verdict, cudaMemcpyDeviceToHost, stream));
         sgemm::check(cudaStreamSynchronize(stream));
-        if (verdict != 0) return step12().launch(args, workspace, stream);
+        if (verdict != 0) return launch_fp64(args, stream);
 
         const bool a_t = op_a == sgemm::Op::kT, b_t = op_b == sgemm::Op::kT;
         residues(a_t, M, K, A, lda, w.stats.max_bits, p.crt, w.a, stream);
@@ -686,7 +747,7 @@ struct Gemm {
             std::to_string(kBM) + "x" + std::to_string(kBN) + "x" + std::to_string(kBK) +
             " int8 tile, 2 warpgroups of wgmma m64n256k32 s8, " + std::to_string(kStages) +
             " TMA stages; rows whose mean exponent lies > " + std::to_string(kMaxMeanGap) +
-            " below their largest: step 12";
+            " below their largest: FP64 dot products";
     }
 
     static std::string can_implement(const sgemm::GemmArgs& a) {
@@ -713,7 +774,7 @@ struct Gemm {
 // leave beyond the k-tiles at the peak on an H100, at 4096^3 and at 21157 x 8110 x 671 alike), and
 // the n M N bytes of C' it writes; the reconstruction at 1.4 SM cycles per element for n = 8 (ncu
 // at 4096^3: 122 us at 1.41 GHz), growing with n^2 beyond (Garner), or its bytes if more. Inputs
-// that go to step 12 (rows whose mean exponent lies more than kMaxMeanGap below their largest) are
+// that go to the FP64 kernel (rows whose mean exponent lies more than kMaxMeanGap below their largest) are
 // not foreseen: the model is that of in-range data.
 constexpr double kScanDramFraction = 0.37, kResidueDramFraction = 0.50;
 constexpr double kItemCycles = 12700, kReconstructCycles = 1.4, kSyncSeconds = 10e-6;
