@@ -8,11 +8,11 @@
 // Chinese remainder theorem gives C' back from its n residues as long as |C'| < (m_1 ... m_n) / 2,
 // which fixes p: K 2^(2p) < M / 2. One rounding to FP32 at the very end: the result is the exact
 // product of the p-bit copies, rounded once.
-// The passes: a scan finds each row's (column's) largest and smallest nonzero magnitude; a pre-pass
-// scales, rounds and writes the n int8 residues of every element, K-major; one wgmma GEMM per
-// modulus (all in one launch) reduces its int32 sums mod m_l to bytes; a last pass reconstructs C'
-// from the bytes (Garner's mixed-radix form, in integers, then one double), undoes the scaling and
-// applies alpha and beta. Inputs the fixed point cannot hold to FP32's accuracy (a row whose nonzero
+// The passes: a scan finds each row's (column's) largest magnitude and mean exponent; a pre-pass
+// scales, rounds and writes the n int8 residues of every element, K-major; one persistent wgmma GEMM
+// for all moduli reduces its int32 sums mod m_l to bytes; a last pass reconstructs C' from the
+// bytes (a 64-bit CRT sum for 8 moduli, Garner's mixed-radix digits beyond, then one double), undoes
+// the scaling and applies alpha and beta. Inputs the fixed point cannot hold to FP32's accuracy (a row whose nonzero
 // elements lie, on average, more than 2^kMaxMeanGap below its largest) get dot products in double
 // instead; K below kMinIntK goes to step 12; rows and columns holding Inf or NaN give NaN products, as
 // they must.
