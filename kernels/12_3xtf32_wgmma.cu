@@ -102,9 +102,7 @@ __device__ __forceinline__ float to_tf32(float x) {
 __device__ __forceinline__ int scale_exponent(const unsigned* max_bits, int i) {
     if (max_bits == nullptr) return 0;
     const unsigned bits = max_bits[i];
-    if (bits == 0 || bits >= 0x7f800000u) return 0;
-    if (bits >= 0x00800000u) return static_cast<int>(bits >> 23) - 127;  // normal: the exponent field
-    return -118 - __clz(static_cast<int>(bits));  // subnormal: bits x 2^-149, top bit at 31 - clz
+    return bits == 0 || bits >= 0x7f800000u ? 0 : sgemm::float_exponent(bits);
 }
 // [doc:band]
 // Elements whose magnitudes lie in [kBandBottom, kBandTop) (or are 0) need no scaling: the products of two
@@ -573,13 +571,6 @@ struct Plan {
     int sms = 0;  // the SMs of the device it was made for (the grids of the pre-pass and reduction)
 };
 
-int multiprocessors() {
-    int device = 0, sms = 0;
-    sgemm::check(cudaGetDevice(&device));
-    sgemm::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return sms;
-}
-
 template <int BM, int BN, int BK>
 Plan plan(const sgemm::GemmArgs& a) {
     if (a.K < kMinTensorK) return {.small_k = true};
@@ -587,7 +578,7 @@ Plan plan(const sgemm::GemmArgs& a) {
     const long long tiles = sgemm::tile_total(a.M, a.N, BM, BN);
     // One block per SM (its shared memory): with fewer tiles than SMs, split K until they are used,
     // keeping every split at least kMinKTilesPerSplit k-tiles long.
-    const int sms = multiprocessors();
+    const int sms = sgemm::gpu_at_hand().sms;
     int splits = 1;
     if (tiles < sms)
         splits = static_cast<int>(std::max(1ll, std::min<long long>(sms / tiles, k_tiles / kMinKTilesPerSplit)));
@@ -769,28 +760,17 @@ using Step12 = Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>;
 // 0.51; see docs/kernels/13_one_call.md). Below kMinTensorK, the FFMA kernel's store-bound time: its
 // stores reach about half the rate of a streaming kernel (41 % of the DRAM peak at 46341 x 46341 x 2
 // on an H200, where step 10's outer-product kernel reaches 85 %).
-// Rates from the GPU at hand (kernels/common/gpu_rates.h).
+// Rates from the GPU at hand (gpu_at_hand in kernels/common/check.h, peaks from gpu_rates.h).
 using sgemm::kLaunchSeconds;
 constexpr double kTileSeconds = 7.2e-6, kTensorFraction = 0.51, kSmallKStoreFraction = 0.5;
 
-struct Rates {
-    int sms = 0;
-    double tensor = 0, dram = 0;  // 3xTF32 FLOP/s of one SM at kTensorFraction; DRAM bytes/s a streaming kernel reaches
-};
-
 double model_seconds(const sgemm::GemmArgs& a) {
-    const Rates& r = sgemm::per_device<Rates>([](int device) {
-        auto attribute = [device](cudaDeviceAttr attr) { return sgemm::device_attribute(attr, device); };
-        const int cc = 10 * attribute(cudaDevAttrComputeCapabilityMajor) + attribute(cudaDevAttrComputeCapabilityMinor);
-        Rates rates;
-        rates.sms = attribute(cudaDevAttrMultiProcessorCount);
-        rates.tensor = sgemm::tf32_tensor_peak_flops(cc, rates.sms, 1e3 * attribute(cudaDevAttrClockRate)) / 3 /
-            rates.sms * kTensorFraction;
-        rates.dram = sgemm::dram_peak_bytes_per_s(1e3 * attribute(cudaDevAttrMemoryClockRate),
-                                                  attribute(cudaDevAttrGlobalMemoryBusWidth)) *
-            sgemm::kStreamDramFraction;
-        return rates;
-    });
+    const sgemm::GpuAtHand& g = sgemm::gpu_at_hand();
+    struct {
+        int sms;
+        double tensor, dram;  // 3xTF32 FLOP/s of one SM at kTensorFraction; DRAM bytes/s a streaming kernel reaches
+    } const r{g.sms, sgemm::tf32_tensor_peak_flops(g.cc, g.sms, g.sm_clock_hz) / 3 / g.sms * kTensorFraction,
+              sgemm::dram_peak_bytes_per_s(g.mem_clock_hz, g.bus_bits) * sgemm::kStreamDramFraction};
     const double mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;
     const double c_bytes = 4 * mn * (a.beta == 0.0f ? 1 : 2);
     const Plan p = plan<128, 128, 16>(a);

@@ -56,17 +56,10 @@ struct Device {
     double dram = 0;      // bytes/s a copy reaches
 };
 
-const Device& device() {
-    return sgemm::per_device<Device>([](int dev) {
-        auto attribute = [dev](cudaDeviceAttr attr) { return sgemm::device_attribute(attr, dev); };
-        Device d;
-        d.tensor =
-            attribute(cudaDevAttrComputeCapabilityMajor) == 9 && attribute(cudaDevAttrComputeCapabilityMinor) == 0;
-        d.dram = sgemm::dram_peak_bytes_per_s(1e3 * attribute(cudaDevAttrMemoryClockRate),
-                                              attribute(cudaDevAttrGlobalMemoryBusWidth)) *
-            sgemm::kStreamDramFraction;
-        return d;
-    });
+Device device() {
+    const sgemm::GpuAtHand& g = sgemm::gpu_at_hand();
+    return {.tensor = g.cc == 90,
+            .dram = sgemm::dram_peak_bytes_per_s(g.mem_clock_hz, g.bus_bits) * sgemm::kStreamDramFraction};
 }
 
 // [doc:ffma-forms]

@@ -165,15 +165,11 @@ __global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows)
     }
 }
 
-// The exponent e of the largest magnitude's bits, 2^e <= x < 2^(e+1) (subnormals included); 0 bits: none.
-__device__ __forceinline__ int exponent_of(unsigned bits) {
-    if (bits >= 0x00800000u) return static_cast<int>(bits >> 23) - 127;
-    return -118 - __clz(static_cast<int>(bits));  // subnormal: bits x 2^-149, top bit at 31 - clz
-}
+using sgemm::float_exponent;  // of a magnitude's bits, subnormals included (kernels/common/tile.cuh)
 // The scale of a row: x 2^shift puts its largest magnitude in [2^(p-1), 2^p); a row of zeros: 0.
 __device__ __forceinline__ int row_shift(const unsigned* max_bits, int row, int p) {
     const unsigned bits = max_bits[row];
-    return bits == 0 || bits >= kNonFinite ? 0 : p - 1 - exponent_of(bits);
+    return bits == 0 || bits >= kNonFinite ? 0 : p - 1 - float_exponent(bits);
 }
 
 // [doc:verdict]
@@ -725,11 +721,8 @@ struct Gemm {
         sgemm::allow_dynamic_smem(kernel, smem);
         const int ldr = static_cast<int>(pitch128(N));
         // Persistent: one block per SM (its shared memory allows no second), each looping over items.
-        int device = 0;
-        sgemm::check(cudaGetDevice(&device));
         const long long items = sgemm::tile_total(M, N, kBM, kBN) * p.crt.n;
-        const dim3 grid(static_cast<unsigned>(
-            std::min<long long>(items, sgemm::device_attribute(cudaDevAttrMultiProcessorCount, device))));
+        const dim3 grid(static_cast<unsigned>(std::min<long long>(items, sgemm::gpu_at_hand().sms)));
         sgemm::launch_checked(kernel, grid, dim3(2 * 128 + kProducerThreads), smem, stream, M, N, K, p.crt, w.c, ldr,
                               a_map, b_map);
         const dim3 rec_grid(sgemm::ceil_div(N, 4 * 256), std::min(M, sgemm::kMaxGridY));
@@ -779,25 +772,15 @@ struct Gemm {
 constexpr double kScanDramFraction = 0.37, kResidueDramFraction = 0.50;
 constexpr double kItemCycles = 12700, kReconstructCycles = 1.4, kSyncSeconds = 10e-6;
 
-struct Rates {
-    int sms = 0;
-    double clock = 0, int8 = 0, dram = 0;  // SM Hz; int8 OP/s of one SM at its peak; DRAM peak bytes/s
-};
-
 double model_seconds(const sgemm::GemmArgs& a) {
     const Plan p = plan(a);
     if (p.delegate) return step12().model_seconds(a);
-    const Rates& r = sgemm::per_device<Rates>([](int device) {
-        auto attribute = [device](cudaDeviceAttr attr) { return sgemm::device_attribute(attr, device); };
-        const int cc = 10 * attribute(cudaDevAttrComputeCapabilityMajor) + attribute(cudaDevAttrComputeCapabilityMinor);
-        Rates rates;
-        rates.sms = attribute(cudaDevAttrMultiProcessorCount);
-        rates.clock = 1e3 * attribute(cudaDevAttrClockRate);
-        rates.int8 = sgemm::int8_tensor_peak_ops(cc, rates.sms, rates.clock) / rates.sms;
-        rates.dram = sgemm::dram_peak_bytes_per_s(1e3 * attribute(cudaDevAttrMemoryClockRate),
-                                                  attribute(cudaDevAttrGlobalMemoryBusWidth));
-        return rates;
-    });
+    const sgemm::GpuAtHand& g = sgemm::gpu_at_hand();
+    struct {
+        int sms;
+        double clock, int8, dram;  // SM Hz; int8 OP/s of one SM at its peak; DRAM peak bytes/s
+    } const r{g.sms, g.sm_clock_hz, sgemm::int8_tensor_peak_ops(g.cc, g.sms, g.sm_clock_hz) / g.sms,
+              sgemm::dram_peak_bytes_per_s(g.mem_clock_hz, g.bus_bits)};
     const double n = p.crt.n, mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;
     const double scan = 4 * (mk + kn) / (r.dram * kScanDramFraction);
     const double residues = (4 + n) * (mk + kn) / (r.dram * kResidueDramFraction);

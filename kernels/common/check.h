@@ -96,6 +96,27 @@ const T& per_device(Make make) {
     return *entry->value;
 }
 
+// What the models of steps 12, 13 and 14 read of the current GPU, queried once per device
+// (per_device): compute capability x 10, SMs, the maximum SM clock (Hz), and the memory clock (Hz)
+// and bus width that give the DRAM peak (gpu_rates.h's dram_peak_bytes_per_s).
+struct GpuAtHand {
+    int cc = 0, sms = 0;
+    double sm_clock_hz = 0, mem_clock_hz = 0;
+    int bus_bits = 0;
+};
+inline const GpuAtHand& gpu_at_hand() {
+    return per_device<GpuAtHand>([](int device) {
+        GpuAtHand g;
+        g.cc = 10 * device_attribute(cudaDevAttrComputeCapabilityMajor, device) +
+            device_attribute(cudaDevAttrComputeCapabilityMinor, device);
+        g.sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
+        g.sm_clock_hz = 1e3 * device_attribute(cudaDevAttrClockRate, device);
+        g.mem_clock_hz = 1e3 * device_attribute(cudaDevAttrMemoryClockRate, device);
+        g.bus_bits = device_attribute(cudaDevAttrGlobalMemoryBusWidth, device);
+        return g;
+    });
+}
+
 // ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b near 2^31.
 __host__ __device__ constexpr int ceil_div(int a, int b) { return a / b + (a % b != 0); }
 

@@ -269,6 +269,13 @@ __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
 }
 
+// The exponent e of the magnitude whose float bits are `bits` (nonzero, finite): 2^e <= x < 2^(e+1),
+// subnormals included (bits x 2^-149, the top bit at 31 - clz). Steps 12 and 14 scale by it.
+__device__ __forceinline__ int float_exponent(unsigned bits) {
+    if (bits >= 0x00800000u) return static_cast<int>(bits >> 23) - 127;  // normal: the exponent field
+    return -118 - __clz(static_cast<int>(bits));
+}
+
 // x * 2^e for e in [-252, 254], exact unless the result leaves the normal range (steps 12 and 14
 // scale rows and columns by powers of two). One multiply when 2^e is a normal float (every real
 // input); else two factors, each a normal power of two, the one nearer 1 first, so that a result
