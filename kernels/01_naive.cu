@@ -10,6 +10,7 @@ namespace {
 
 constexpr int BLOCK = 32;  // 32 x 32 = 1024 threads per block
 
+// [doc:kernel]
 __global__ void sgemm_01_naive(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                                float beta, float* C, int ldc) {
     // [doc:thread-mapping]
@@ -30,6 +31,7 @@ __global__ void sgemm_01_naive(int M, int N, int K, float alpha, const float* A,
     sgemm::store_c(C, ldc, row, col, M, N, acc, alpha, beta);
     // [/doc:store]
 }
+// [/doc:kernel]
 
 // One configuration, so Gemm is no template.
 // [doc:launch]

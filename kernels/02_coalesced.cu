@@ -10,6 +10,7 @@ namespace {
 
 constexpr int BLOCK = 32;  // 32 x 32 = 1024 threads per block
 
+// [doc:kernel]
 __global__ void sgemm_02_coalesced(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                                    float beta, float* C, int ldc) {
     // [doc:thread-mapping]
@@ -17,6 +18,7 @@ __global__ void sgemm_02_coalesced(int M, int N, int K, float alpha, const float
     const int col = blockIdx.x * BLOCK + threadIdx.x;
     const int row = sgemm::tile_y() * BLOCK + threadIdx.y;  // gridDim.y, continued on gridDim.z
     // [/doc:thread-mapping]
+    // [doc:bounds-check]
     if (row >= M || col >= N) return;
 
     // [doc:inner-loop]
@@ -29,6 +31,7 @@ __global__ void sgemm_02_coalesced(int M, int N, int K, float alpha, const float
     sgemm::store_c(C, ldc, row, col, M, N, acc, alpha, beta);
     // [/doc:store]
 }
+// [/doc:kernel]
 
 // One configuration, so Gemm is no template.
 struct Gemm {

@@ -75,6 +75,7 @@ __global__ void __launch_bounds__((BM * BN))  // parenthesized: clang-format rea
                 b_ld[p] = sgemm::load_or_zero(B, ldb, k0 + b_row + p * (kThreads / BN), block_col + b_col, K, N);
         }
         // [/doc:edge-tile-loads]
+        // [doc:stage]
         // ---- registers -> shared memory: consecutive threads, consecutive words.
 #pragma unroll
         for (int p = 0; p < kALoads; ++p) As[a_row + p * (kThreads / BK)][a_col] = a_ld[p];
@@ -86,8 +87,9 @@ __global__ void __launch_bounds__((BM * BN))  // parenthesized: clang-format rea
         // ---- compute: per k, 2 shared loads (a broadcast of A, consecutive B) for 1 FMA.
 #pragma unroll
         for (int k = 0; k < BK; ++k) acc += As[ty][k] * Bs[k][tx];
-        __syncthreads();  // everyone is done with this tile before it is overwritten
         // [/doc:inner-loop]
+        __syncthreads();  // everyone is done with this tile before it is overwritten
+        // [/doc:stage]
     }
 
     // [doc:epilogue]

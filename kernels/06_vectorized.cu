@@ -136,8 +136,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 #pragma unroll
                 for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
         }
-        // [/doc:inner-loop]
         __syncthreads();  // everyone is done with this tile before it is overwritten
+        // [/doc:inner-loop]
     }
 
     // [doc:epilogue]

@@ -131,6 +131,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
                 // [/doc:b-fragment-read]
             }
             // [/doc:fragment-loads]
+            // [doc:fma-loop]
 #pragma unroll
             for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -138,6 +139,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
         }
         __syncthreads();  // everyone is done with this tile before it is overwritten
     }
+    // [/doc:fma-loop]
 
     // [doc:epilogue]
     // ---- epilogue: C = alpha * acc + beta * C as float4s, unchecked in interior blocks.

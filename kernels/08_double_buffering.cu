@@ -9,15 +9,22 @@
 #include "common/check.h"
 #include "common/registry.h"
 #include "common/tile.cuh"
+#include "common/trace.cuh"
 
 namespace {
 
-// kCheckEdges = false drops all edge handling (tuning variant 803).
-template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
+using sgemm::trace::Event;
+using sgemm::trace::NoTrace;
+using sgemm::trace::Role;
+
+// kCheckEdges = false drops all edge handling (tuning variant 803). Trace: timeline stamps
+// (common/trace.cuh); the default stamps nothing.
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges,
+          typename Trace = NoTrace>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
                                   sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM, TN))
     sgemm_08_double_buffering(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-                              float beta, float* C, int ldc, bool vec_ok) {
+                              float beta, float* C, int ldc, bool vec_ok, Trace timeline) {
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
     constexpr int kThreads = (BM / WM) * kWarpsN * 32;
     constexpr int kSubM = WM / WMITER;  // one warp sub-tile: kSubM x kSubN
@@ -62,6 +69,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
 
     // Uniform per block: interior blocks of 16-byte-aligned matrices never test an index against M or N.
     const bool interior = vec_ok && block_row + BM <= M && block_col + BN <= N;
+    const auto trace = timeline.speaker(Role::all, tid == 0);  // thread 0 stamps for the block
 
     float acc[TM][TN] = {};
     // [doc:fragments]
@@ -133,9 +141,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     // [doc:prologue]
     // ---- prologue: k-tile 0 into stage 0, the fragments of its k = 0 into registers.
     const int num_k_tiles = sgemm::ceil_div(K, BK);
+    trace.stamp(Event::issue, 0);
     load_tile_to_registers(0);
     store_tile_to_shared(0);
     __syncthreads();
+    trace.stamp(Event::ready, 0);  // k-tile 0 is in shared memory for every warp
     load_fragments(0, 0, 0);
 
     // [doc:mainloop]
@@ -144,12 +154,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     int read_stage = 0;
     for (int kt = 0; kt < num_k_tiles; ++kt) {
         const bool has_next = kt + 1 < num_k_tiles;  // uniform across the block
+        if (has_next) trace.stamp(Event::issue, kt + 1);  // not for the reload of the last k-tile
         // [doc:reload-last-tile]
         // The next k-tile's global loads are in flight during this k-tile's FMAs. The last
         // k-tile loads itself again instead of branching around the loads: the loop body
         // stays straight-line, which keeps ptxas within 128 registers (2 blocks per SM).
         load_tile_to_registers(has_next ? (kt + 1) * BK : kt * BK);
         // [/doc:reload-last-tile]
+        trace.stamp(Event::compute_begin, kt);
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             if (k == BK - 1 && has_next) {
@@ -158,6 +170,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
                 // reading before the previous barrier, and make it visible.
                 store_tile_to_shared(read_stage ^ 1);
                 __syncthreads();
+                trace.stamp(Event::ready, kt + 1);  // k-tile kt + 1 is in the other stage for every warp
                 read_stage ^= 1;
             }
             // Fragments of k + 1 (of the next k-tile's k = 0 at the end) while the FMAs of k run.
@@ -167,6 +180,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
 #pragma unroll
                 for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[k % 2][i] * b_frag[k % 2][j];
         }
+        trace.stamp(Event::compute_end, kt);
     }
 
     // ---- epilogue: C = alpha * acc + beta * C as float4s, unchecked in interior blocks.
@@ -189,17 +203,22 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
 bool is_vec_ok(const sgemm::GemmArgs& a) { return sgemm::all_rows_16b_aligned(a); }
 
 // Template arguments, in order: BM, BN, BK (block tile), WM, WN (warp tile), WMITER, WNITER
-// (sub-tiles per warp tile), TM, TN (thread tile), kCheckEdges.
-template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges>
+// (sub-tiles per warp tile), TM, TN (thread tile), kCheckEdges, Trace.
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, bool kCheckEdges,
+          typename Trace = NoTrace>
 struct Gemm {
-    static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+    static void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
         const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         const bool vec_ok = is_vec_ok(args);
         const dim3 block((BM / WM) * (BN / WN) * 32);
         const dim3 grid = sgemm::tile_grid(sgemm::ceil_div(N, BN), sgemm::ceil_div(M, BM));
-        sgemm::launch_checked(sgemm_08_double_buffering<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, kCheckEdges>, grid,
-                              block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok);
+        sgemm::launch_checked(sgemm_08_double_buffering<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, kCheckEdges, Trace>,
+                              grid, block, 0, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok,
+                              Trace::at(workspace));
     }
+
+    // Workspace: a recording Trace's timeline; none without one.
+    static std::size_t workspace_bytes(const sgemm::GemmArgs&) { return Trace::workspace_bytes; }
 
     static std::string describe(const sgemm::GemmArgs& args) {
         return sgemm::describe_warp_tiles(BM, BN, BK, WM, WN, TM, TN, "", kCheckEdges, is_vec_ok(args));
@@ -244,4 +263,9 @@ static const sgemm::Registration registration_noedge{
     {.number = 803,
      .name = "double_buffering_noedge",
      .idea = "step 08 without edge handling (M, N multiples of 128, K of 8; aligned)"}};
+static const sgemm::Registration registration_timeline{
+    Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, true, sgemm::trace::RecordTrace>{},
+    {.number = 804,
+     .name = "double_buffering_timeline",
+     .idea = "step 08 with clock64() stamps per k-tile (timeline; sgemm_timeline reads them)"}};
 #endif

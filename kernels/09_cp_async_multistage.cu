@@ -13,8 +13,13 @@
 #include "common/check.h"
 #include "common/registry.h"
 #include "common/tile.cuh"
+#include "common/trace.cuh"
 
 namespace {
+
+using sgemm::trace::Event;
+using sgemm::trace::NoTrace;
+using sgemm::trace::Role;
 
 // [doc:kpad]
 constexpr int kPad = 4;  // As row padding: conflict-free transposed copies, rows stay 16-byte aligned
@@ -26,13 +31,14 @@ constexpr int smem_bytes(int BM, int BN, int BK, int STAGES) {
 }
 
 // [doc:template-params]
-// kCheckEdges = false drops all edge handling (tuning variants 909 and 913).
+// kCheckEdges = false drops all edge handling (tuning variants 909 and 913). Trace: timeline stamps
+// (common/trace.cuh); the default stamps nothing.
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
-          bool kCheckEdges>
+          bool kCheckEdges, typename Trace = NoTrace>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
                                   sgemm::min_blocks_per_sm((BM / WM) * (BN / WN) * 32, TM, TN))
     sgemm_09_cp_async_multistage(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-                                 float beta, float* C, int ldc, bool vec_ok) {
+                                 float beta, float* C, int ldc, bool vec_ok, Trace timeline) {
     // [/doc:template-params]
     constexpr int kWarpsN = BN / WN;  // the warps form a (BM / WM) x kWarpsN grid
     constexpr int kThreads = (BM / WM) * kWarpsN * 32;
@@ -89,6 +95,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     // [doc:interior]
     // Uniform per block: interior blocks of 16-byte-aligned matrices never test an index against M or N.
     const bool interior = vec_ok && block_row + BM <= M && block_col + BN <= N;
+    const auto trace = timeline.speaker(Role::all, tid == 0);  // thread 0 stamps for the block
 
     float acc[TM][TN] = {};
     float a_frag[2][TM];  // double-buffered: the fragments of k + 1 load while those of k feed the FMAs
@@ -99,6 +106,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     // k-tile: full tiles copy without predicates; edge tiles copy 0 source bytes (zero-fill)
     // outside A and B, and B rows that are not 16-byte aligned in 4-byte pieces.
     auto load_tile_async = [&](int stage, int k0) {
+        trace.stamp(Event::issue, k0 / BK);
         // [doc:full]
         const bool full = !kCheckEdges || (interior && k0 + BK <= K);
         // [/doc:full]
@@ -176,6 +184,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     }
     sgemm::cp_async_wait<STAGES - 2>();  // at most STAGES - 2 groups pending: k-tile 0 has landed
     __syncthreads();  // ... for every thread's copies
+    trace.stamp(Event::ready, 0);
     load_fragments(0, 0, 0);
 
     // [doc:mainloop]
@@ -191,6 +200,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
         sgemm::cp_async_commit();
         write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
         // [/doc:refill]
+        trace.stamp(Event::compute_begin, kt);
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             // [doc:stage-switch]
@@ -201,6 +211,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
                 // makes it visible to all threads and frees this stage for the refill at kt + 1.
                 sgemm::cp_async_wait<STAGES - 2>();
                 __syncthreads();
+                trace.stamp(Event::ready, kt + 1);  // k-tile kt + 1 is in shared memory for every warp
                 read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
             }
             // [/doc:stage-switch]
@@ -211,6 +222,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
 #pragma unroll
                 for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[k % 2][i] * b_frag[k % 2][j];
         }
+        trace.stamp(Event::compute_end, kt);
     }
 
     // ---- epilogue: C = alpha * acc + beta * C as float4s, unchecked in interior blocks.
@@ -239,14 +251,14 @@ bool is_vec_ok(const sgemm::GemmArgs& a) {
 }
 
 // Template arguments, in order: BM, BN, BK (block tile), WM, WN (warp tile), WMITER, WNITER
-// (sub-tiles per warp tile), TM, TN (thread tile), STAGES, GROUP_M (rasterization), kCheckEdges.
+// (sub-tiles per warp tile), TM, TN (thread tile), STAGES, GROUP_M (rasterization), kCheckEdges, Trace.
 template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
-          bool kCheckEdges>
+          bool kCheckEdges, typename Trace = NoTrace>
 struct Gemm {
-    static void launch(const sgemm::GemmArgs& args, void* /*workspace*/, cudaStream_t stream) {
+    static void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
         const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
-        auto* kernel =
-            sgemm_09_cp_async_multistage<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M, kCheckEdges>;
+        auto* kernel = sgemm_09_cp_async_multistage<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M,
+                                                    kCheckEdges, Trace>;
         // [doc:smem-opt-in]
         constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
         sgemm::allow_dynamic_smem(kernel, smem);  // more than 48 KB needs an opt-in per kernel and device
@@ -254,8 +266,12 @@ struct Gemm {
         const bool vec_ok = is_vec_ok(args);
         const dim3 block((BM / WM) * (BN / WN) * 32);
         const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel
-        sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok);
+        sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, vec_ok,
+                              Trace::at(workspace));
     }
+
+    // Workspace: a recording Trace's timeline; none without one.
+    static std::size_t workspace_bytes(const sgemm::GemmArgs&) { return Trace::workspace_bytes; }
 
     static std::string describe(const sgemm::GemmArgs& args) {
         const std::string pipeline = ", " + std::to_string(STAGES) + " stages, group " + std::to_string(GROUP_M);
@@ -273,13 +289,41 @@ struct Gemm {
 
 }  // namespace
 
+// Step 09 changes three things against step 08; sub-steps 9a and 9b add them one at a time, as three
+// instantiations of this one kernel. Their functions are step 09's, whose SASS checks cover them.
+// [doc:registration-9a]
+// 9a, the pipeline alone, on step 08's tile: 256 threads of at most 128 registers, 2 blocks per SM.
+// STAGES = 4: a copy has 2 7/8 k-tiles of FMAs to land (~5,900 clocks with 2 blocks per SM; step 08:
+// 7/8 of one). 4 x 8,320 B = 33,280 B per block: the 2 blocks that the registers allow take 65 KB of
+// the 228 KB, so the stages cost no block (14 would).
+static const sgemm::Registration registration_9a{
+    Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 1, true>{},
+    {.number = 9,
+     .part = 'a',
+     .name = "cp_async_pipeline",
+     .idea = "cp.async copies into a 4-stage shared-memory pipeline on step 08's 128 x 128 tile: no staging "
+             "registers, 3 k-tiles in flight",
+     .requirements = {.min_cc = 80}}};
+// [/doc:registration-9a]
+// [doc:registration-9b]
+// 9b, the tile that the freed staging registers pay for: 16 x 8 outputs per thread, 1 block per SM.
+// STAGES = 5: 5 x 12,416 B = 62,080 B (with 3 or 4 stages ptxas schedules the loop worse: appendix).
+static const sgemm::Registration registration_9b{
+    Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 1, true>{},
+    {.number = 9,
+     .part = 'b',
+     .name = "larger_tile",
+     .idea = "9a's pipeline with 5 stages on a 128 x 256 tile: 64 x 64 warp tiles, 16 x 8 outputs per thread",
+     .requirements = {.min_cc = 80}}};
+// [/doc:registration-9b]
 // [doc:registration]
+// Step 09: 9b with the blocks rasterized in groups of GROUP_M = 8 tile-rows for L2 reuse.
 static const sgemm::Registration registration{
     Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, true>{},
     {.number = 9,
      .name = "cp_async_multistage",
-     .idea =
-         "cp.async copies into a 5-stage shared-memory pipeline; 128 x 256 tile, 64 x 64 warp tiles, L2 rasterization",
+     .idea = "9b with threadblock rasterization: blocks walk groups of 8 tile-rows, so that those resident at "
+             "one time share A and B in L2",
      .requirements = {.min_cc = 80},
      .sass = {.required = {"LDS.128", "LDGSTS"}}}};
 // [/doc:registration]
@@ -348,4 +392,9 @@ static const sgemm::Registration registration_s5_noedge{
     Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, false>{},
     {.number = 913, .name = "cp_async_multistage_s5_noedge", .idea = "step 09 with 5 stages, without edge handling"}};
 // [/doc:variants]
+static const sgemm::Registration registration_timeline{
+    Gemm<128, 128, 8, 32, 64, 2, 2, 8, 8, 4, 1, true, sgemm::trace::RecordTrace>{},
+    {.number = 914,
+     .name = "cp_async_multistage_timeline",
+     .idea = "sub-step 9a (step 09's kernel on step 08's tile, 4 stages) with clock64() stamps per k-tile (timeline)"}};
 #endif

@@ -298,6 +298,7 @@ const sgemm::StepEntry& sgemm::every_shape_entry() {
     return entry;
 }
 
+// [doc:registration]
 static const sgemm::Registration registration{
     Gemm{},
     {.number = 10,
@@ -306,3 +307,4 @@ static const sgemm::Registration registration{
              "skinny M, picked per shape by a model of the GPU it runs on",
      .requirements = {.min_cc = 80},
      .sass = {.functions = "sgemm_10_every_shape_tile", .required = {"LDS.128", "LDGSTS"}}}};
+// [/doc:registration]

@@ -14,8 +14,13 @@
 #include "common/registry.h"
 #include "common/staging.cuh"
 #include "common/tile.cuh"
+#include "common/trace.cuh"
 
 namespace {
+
+using sgemm::trace::Event;
+using sgemm::trace::NoTrace;
+using sgemm::trace::Role;
 
 // [doc:smem-bytes]
 // Dynamic shared memory of one block: STAGES x (As[BK][BM] + Bs[BK][BN]) floats, then the
@@ -43,15 +48,18 @@ struct Boxes {
     static constexpr sgemm::TmaBox b{BK, BN};    // BK rows of B, BN floats each
 };
 
-// Template arguments as step 09's (block tile, warp tile, sub-tiles, thread tile, STAGES, GROUP_M).
+// Template arguments as step 09's (block tile, warp tile, sub-tiles, thread tile, STAGES, GROUP_M),
+// and Trace: timeline stamps (common/trace.cuh); the default stamps nothing.
 // The block is the consumer warps plus one producer warp.
 // [doc:grid-constant-params]
-template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
+          typename Trace = NoTrace>
 __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerThreads, 1)
 // [/doc:block-threads]
     sgemm_11_tma_warp_specialized(int M, int N, int K, float alpha, float beta, float* C, int ldc, bool c_vec_ok,
                                   const __grid_constant__ CUtensorMap a_t_map,  // A^T: K rows of M floats
-                                  const __grid_constant__ CUtensorMap b_map) {  // B: K rows of N floats
+                                  const __grid_constant__ CUtensorMap b_map,  // B: K rows of N floats
+                                  Trace timeline) {
     // [/doc:grid-constant-params]
     constexpr int kWarpsN = BN / WN;  // the consumer warps form a (BM / WM) x kWarpsN grid
     constexpr int kConsumers = kConsumerThreads<BM, BN, WM, WN>;
@@ -103,12 +111,14 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
         // (r - 1) * STAGES + s; the first round finds every stage free.
         sgemm::setmaxnreg_dec<kProducerRegs>();
         if (warp == kConsumers / 32 && lane == 0) {
+            const auto trace = timeline.speaker(Role::producer, true);
             const auto [block_row, block_col] = tile_origin();
             const int num_k_tiles = sgemm::ceil_div(K, BK);
             sgemm::prefetch_tensor_map(&a_t_map);
             sgemm::prefetch_tensor_map(&b_map);
             for (int kt = 0, s = 0, round = 0; kt < num_k_tiles; ++kt) {
                 if (round > 0) sgemm::mbarrier_wait(&empty[s], (round - 1) & 1);
+                trace.stamp(Event::issue, kt);  // stage s is free: k-tile kt's copies start
                 sgemm::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
                 sgemm::tma_load_2d(&As[s][0][0], &a_t_map, &full[s], block_row, kt * BK);  // box BK x BM of A^T
                 sgemm::tma_load_2d(&Bs[s][0][0], &b_map, &full[s], block_col, kt * BK);  // box BK x BN of B
@@ -124,6 +134,8 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
     const int num_k_tiles = sgemm::ceil_div(K, BK);
     const int warp_row = warp / kWarpsN * WM, warp_col = warp % kWarpsN * WN;
     const int lane_row = lane / kLanesN * kLaneTM, lane_col = lane % kLanesN * kLaneTN;
+    // Lane 0 of the first warp of each consumer warpgroup (4 warps) stamps for its warpgroup.
+    const auto trace = timeline.speaker(warp < 4 ? Role::consumer0 : Role::consumer1, warp % 4 == 0 && lane == 0);
 
     float acc[TM][TN] = {};
     float a_frag[2][TM];  // double-buffered: the fragments of k + 1 load while those of k feed the FMAs
@@ -146,9 +158,11 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
     int read_stage = 0;
     unsigned phase = 0;  // parity of the full[read_stage] phase that holds the k-tile being read
     sgemm::mbarrier_wait(&full[0], 0);
+    trace.stamp(Event::ready, 0);
     load_fragments(0, 0, 0);
     for (int kt = 0; kt < num_k_tiles; ++kt) {
         const bool has_next = kt + 1 < num_k_tiles;  // uniform across the block
+        trace.stamp(Event::compute_begin, kt);
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             // [doc:stage-switch]
@@ -159,6 +173,7 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
                 sgemm::mbarrier_arrive(&empty[read_stage]);
                 if (++read_stage == STAGES) read_stage = 0, phase ^= 1;
                 sgemm::mbarrier_wait(&full[read_stage], phase);
+                trace.stamp(Event::ready, kt + 1);  // k-tile kt + 1's bytes have landed (this warp's view)
             }
             // [/doc:stage-switch]
             load_fragments((k + 1) % 2, read_stage, (k + 1) % BK);
@@ -167,6 +182,7 @@ __global__ void __launch_bounds__(kConsumerThreads<BM, BN, WM, WN> + kProducerTh
 #pragma unroll
                 for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[k % 2][i] * b_frag[k % 2][j];
         }
+        trace.stamp(Event::compute_end, kt);
     }
 
     // [doc:epilogue]
@@ -220,14 +236,18 @@ void stage_operand(bool transpose, int rows, int cols, const float* src, int ld_
 
 // Template arguments as sgemm_11_tma_warp_specialized's.
 // [doc:launch]
-template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M>
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int TM, int TN, int STAGES, int GROUP_M,
+          typename Trace = NoTrace>
 struct Gemm {
     static void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
         const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
-        auto* kernel = sgemm_11_tma_warp_specialized<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M>;
+        auto* kernel =
+            sgemm_11_tma_warp_specialized<BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, STAGES, GROUP_M, Trace>;
         constexpr int smem = smem_bytes(BM, BN, BK, STAGES);
         sgemm::allow_dynamic_smem(kernel, smem);
 
+        const Trace timeline = Trace::at(workspace);  // a recording Trace's timeline comes first
+        workspace = static_cast<char*>(workspace) + Trace::workspace_bytes;
         auto* a_t = static_cast<float*>(workspace);
         const long long ld_a_t = round_up4(M);
         stage_operand(true, M, K, A, lda, a_t, static_cast<int>(ld_a_t), stream);
@@ -247,8 +267,8 @@ struct Gemm {
         const bool c_vec_ok = sgemm::rows_are_16b_aligned(C, ldc) && N % 4 == 0;
         const dim3 block(kConsumerThreads<BM, BN, WM, WN> + kProducerThreads);
         const dim3 grid(sgemm::tile_count(M, N, BM, BN));  // 1-D: rasterized in the kernel
-        sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec_ok, a_t_map,
-                              b_map);
+        sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec_ok, a_t_map, b_map,
+                              timeline);
     }
     // [/doc:launch]
 
@@ -265,9 +285,10 @@ struct Gemm {
         return sgemm::fits_int_tiles<BM, BN, BK, true>(a);
     }
 
-    // Workspace: A^T, then B's aligned copy if needed.
+    // Workspace: a recording Trace's timeline, A^T, then B's aligned copy if needed.
     static std::size_t workspace_bytes(const sgemm::GemmArgs& a) {
-        return a_t_bytes(a) + (b_needs_copy(a) ? align256(a.K * round_up4(a.N) * sizeof(float)) : 0);
+        return Trace::workspace_bytes + a_t_bytes(a) +
+            (b_needs_copy(a) ? align256(a.K * round_up4(a.N) * sizeof(float)) : 0);
     }
 };
 
@@ -283,3 +304,10 @@ static const sgemm::Registration registration{
      .requirements = {.min_cc = 90, .needs_sm90a = true},
      .gemm_function = "sgemm_11_tma_warp_specialized",
      .sass = {.required = {"UTMALDG", "SYNCS"}, .absent = {"LDGSTS"}}}};
+#ifdef SGEMM_TUNING
+static const sgemm::Registration registration_timeline{
+    Gemm<128, 256, 8, 64, 64, 4, 2, 16, 8, 6, 8, sgemm::trace::RecordTrace>{},
+    {.number = 1100,
+     .name = "tma_warp_specialized_timeline",
+     .idea = "step 11 with clock64() stamps per k-tile: producer and one thread per consumer warpgroup (timeline)"}};
+#endif

@@ -255,6 +255,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
             sgemm::named_barrier_sync(1 + wg, 128);  // ... from all 4 warps of the warpgroup
         }
         // [/doc:split-a-in-smem]
+        // [doc:k-tile-products]
         sgemm::wgmma_fence();
         // The first product of a chunk overwrites `part` (scale-d = 0) instead of adding to it.
         int accumulate = kPromote == 0 || kt % kChunk != 0;
@@ -279,6 +280,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
             accumulate = 1;
         }
         sgemm::wgmma_commit_group();
+        // [/doc:k-tile-products]
         // [doc:promotion]
         if (kPromote != 0 && (kt % kChunk == kChunk - 1 || kt == num_k_tiles - 1)) {
             // The chunk is complete: wait for it (its stages are then read, too) and add it up.
@@ -785,11 +787,13 @@ double model_seconds(const sgemm::GemmArgs& a) {
 
 }  // namespace
 
+// [doc:entry]
 const sgemm::StepEntry& sgemm::tf32x3_wgmma_entry() {
     static const StepEntry entry{Step12::launch, Step12::workspace_bytes, Step12::describe, Step12::can_implement,
                                  model_seconds};
     return entry;
 }
+// [/doc:entry]
 
 static const sgemm::Registration registration{Step12{},
                                               {.number = 12,

@@ -149,6 +149,7 @@ struct Plan {
     double seconds[kWays] = {};  // by Way; infinity: cannot run
 };
 
+// [doc:pick]
 Plan plan(const GemmArgs& a) {
     constexpr double kNever = std::numeric_limits<double>::infinity();
     Plan p;
@@ -166,6 +167,7 @@ Plan plan(const GemmArgs& a) {
     p.way = static_cast<Way>(std::min_element(p.seconds, p.seconds + kWays) - p.seconds);
     return p;
 }
+// [/doc:pick]
 // [/doc:plan]
 
 std::string microseconds(double seconds) {

@@ -399,12 +399,14 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
         int pending = -1;  // the stage the previous k-tile's wgmma may still read
         for (int kt = 0; kt < num_k_tiles; ++kt) {
             sgemm::mbarrier_wait(&full[s], phase);
+            // [doc:products]
             sgemm::wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < BK; kk += kWgK)
                 sgemm::wgmma_m64n256k32_s8(acc, smem_descriptor(a_tile(s) + wg * kWgM * BK + kk),
                                            smem_descriptor(b_tile(s) + kk), kt > 0 || kk > 0);
             sgemm::wgmma_commit_group();
+            // [/doc:products]
             sgemm::wgmma_wait_group<1>();
             if (pending >= 0) sgemm::mbarrier_arrive(&empty[pending]);
             pending = s;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace sgemm {
@@ -81,6 +82,7 @@ std::string kernel_list(const std::vector<std::string>& keys) {
         else if (r.min_cc > 0)
             out << " [sm_" << r.min_cc << "+]";
         if (k->spec.any_layout) out << " [every layout]";
+        if (k->is_sub_step()) out << " [sub-step " << k->step << k->spec.part << "]";  // its key, e.g. 9a
         out << '\n';
     }
     return out.str();
@@ -95,6 +97,7 @@ std::string kernel_list_json(const std::vector<std::string>& keys) {
         kernels.push_back(
             {{"number", spec.number},
              {"name", k->name},
+             {"part", k->is_sub_step() ? nlohmann::json(std::string(1, spec.part)) : nlohmann::json()},
              {"label", k->label()},
              {"idea", spec.idea},
              {"requirements", {{"min_cc", spec.requirements.min_cc}, {"needs_sm90a", spec.requirements.needs_sm90a}}},
@@ -164,7 +167,8 @@ std::vector<const KernelInfo*> resolve_kernels(const std::vector<std::string>& k
             }
         }
     }
-    std::sort(chosen.begin(), chosen.end(), [](auto* a, auto* b) { return a->spec.number < b->spec.number; });
+    // Registry order, the ladder's (08, 09a, 09b, 09, 10): the pointers point into registry()'s vector.
+    std::sort(chosen.begin(), chosen.end(), std::less<>());
     return chosen;
 }
 
@@ -234,7 +238,8 @@ bool parse_options(int argc, const char* const* argv, Options& out) {
         "Exit codes: 0 all checks passed, 1 a kernel failed its check, 2 bad usage, 3 CUDA/runtime error."};
     std::vector<std::string> sizes, inits, layouts;
     app.add_option("-k,--kernel", out.kernels,
-                   "Kernels to run: a number (7), a name (warptiling, 07_warptiling), a comma list, or 'all'. "
+                   "Kernels to run: a number (7), a sub-step (9a, 09a), a name (warptiling, 07_warptiling), a comma "
+                   "list, or 'all'. "
                    "cuBLAS (0) always runs as the baseline, the tuned cuBLASLt baseline (" +
                        std::to_string(kTunedBaseline) + ") too unless --no-tuned-baseline")
         ->default_str("all");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "exit_status.h"
 #include "common/check.h"
 #include "common/gpu_rates.h"
 #include "copy_bandwidth.h"
@@ -55,6 +56,8 @@ Result base_result(const KernelInfo& k, const Size& s, const GemmArgs& args, Dis
     Result r;
     r.kernel = k.spec.number;
     r.name = k.name;
+    r.step = k.step;
+    if (k.is_sub_step()) r.part = std::string(1, k.spec.part);
     r.M = s.M, r.N = s.N, r.K = s.K;
     r.init = to_string(init);
     r.layout = layout_name(args);
@@ -349,19 +352,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const UsageError& e) {
-        std::fprintf(stderr, "sgemm_runner: %s\n", e.what());
-        return kExitUsage;
-    } catch (const DoesNotFitError& e) {
-        std::fprintf(stderr, "sgemm_runner: %s\n", e.what());
-        return kExitUsage;
-    } catch (const NoDeviceError& e) {
-        std::fprintf(stderr, "sgemm_runner: %s\n", e.what());
-        return kExitRuntime;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm_runner: error: %s\n", e.what());
-        return kExitRuntime;
-    }
+    return sgemm::exit_status_of("sgemm_runner", [&] { return run(argc, argv); });
 }

@@ -16,7 +16,8 @@ void get_optional(const nlohmann::json& j, const char* key, std::optional<T>& fi
 }  // namespace
 
 // Every key is required when reading (a malformed file throws), except the fields that
-// schema sgemm-steps/2, --init, the roofline, --layout and --energy added, which default (older files stay readable).
+// schema sgemm-steps/2, --init, the roofline, --layout, --energy and the kernels' step and part added,
+// which default (older files stay readable).
 // The device block's theoretical rates are such fields: Report's to_json and report_from_json add them.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceInfo, index, name, compute_capability, sm_count, sm_clock_max_mhz,
                                    mem_clock_max_mhz, sm_clock_now_mhz, mem_clock_now_mhz, mem_bus_bits, l2_bytes,
@@ -30,6 +31,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Roofline, dram_gbs_measured, copy_bytes, meth
 void to_json(nlohmann::json& j, const Result& r) {
     j = {{"kernel", r.kernel},
          {"name", r.name},
+         {"step", r.step},
+         {"part", r.part},
          {"M", r.M},
          {"N", r.N},
          {"K", r.K},
@@ -90,6 +93,8 @@ void from_json(const nlohmann::json& j, Result& r) {
     j.at("nonfinite").get_to(r.nonfinite);
     j.at("componentwise_violations").get_to(r.componentwise_violations);
     j.at("status").get_to(r.status);
+    get_optional(j, "step", r.step);
+    get_optional(j, "part", r.part);
     const Result defaults;
     r.outside_writes = j.value("outside_writes", defaults.outside_writes);
     r.config = j.value("config", defaults.config);

@@ -92,7 +92,7 @@ struct BuildInfo {
 const BuildInfo& build_info();
 
 struct Result {
-    int kernel = 0;
+    int kernel = 0;  // the registry's number: unique per kernel (a sub-step's is sub_step_number's)
     std::string name;
     int M = 0, N = 0, K = 0;
     double median_ms = 0, min_ms = 0, tflops = 0, pct_cublas = 0;
@@ -126,6 +126,10 @@ struct Result {
     // not advance).
     std::optional<double> energy_j, gflop_per_j, power_w, power_max_w, sm_clock_mhz, energy_window_s;
     std::optional<std::int64_t> energy_gemms;
+    // The kernel's step and, for a sub-step, its letter ("a" for 9a; the label is 09a_name): the registry's
+    // KernelInfo::step and KernelSpec::part. Empty in files from before they were recorded.
+    std::optional<int> step;
+    std::optional<std::string> part;
     friend bool operator==(const Result&, const Result&) = default;
 };
 

@@ -39,6 +39,11 @@ CUBLAS = 0  # the registry's number for cuBLAS, the reference every step is time
 # cuBLASLt with the fastest of its heuristic's algorithms, timed beside cuBLAS (pct_tuned).
 TUNED_BASELINE = 99
 BASELINES = (CUBLAS, TUNED_BASELINE)
+# Numbers from here on are tuning variants or sub-steps (kTuningFrom, --list --json's "tuning_from"): for
+# kernels that a file lists without the registry's flags.
+TUNING_FROM = 100
+# A sub-step's key: its step (at most 4 digits) and its letter, "9a" or "09a" (find_kernel in registry.cpp).
+_SUB_STEP_KEY = re.compile(r"([0-9]{1,4})([a-z])")
 
 DEFAULT_LAYOUT = "NN"  # op(A) then op(B): the runner's default --layout, and that of rows without "layout"
 
@@ -97,7 +102,7 @@ def cap_allows(size, cap) -> bool:
 
 
 def parse_kernel_list(text: str) -> tuple[list[dict], int]:
-    """Parses `sgemm_runner --list [--kernel KEYS] --json -`: (the kernels sorted by number, the number
+    """Parses `sgemm_runner --list [--kernel KEYS] --json -`: (the kernels in ladder order, the number
     tuning variants start at). Every key the runner lists is kept (scripts/bench stores them as the
     results' "kernels": step, functions, tunable, ...); the few the scripts read get defaults for a
     runner that lists fewer. The runner's registry is the one place these facts live."""
@@ -113,8 +118,21 @@ def parse_kernel_list(text: str) -> tuple[list[dict], int]:
         tuning_from = int(doc["tuning_from"])
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise ResultsError(f"unexpected output of 'sgemm_runner --list --json -': {e}") from None
-    kernels.sort(key=lambda k: k["number"])
+    kernels.sort(key=ladder_key)
     return kernels, tuning_from
+
+
+def ladder_key(k: dict) -> tuple:
+    """The ladder's order, the registry's (registry.cpp): every kernel but the tuning variants by step, a
+    step's sub-steps just before it by letter (08, 09a, 09b, 09, 10), then the tuning variants by number.
+    A kernel without the registry's "step", "part" and "tuning_variant" (a file from before them) is a
+    step or a baseline below TUNING_FROM and a tuning variant from there on."""
+    number, part = k["number"], k.get("part") or ""
+    if part:
+        return (0, k["step"], 0, part)
+    if k.get("tuning_variant", number >= TUNING_FROM):
+        return (1, number, 0, "")
+    return (0, number, 1, "")
 
 
 def is_baseline(k: dict) -> bool:
@@ -123,8 +141,9 @@ def is_baseline(k: dict) -> bool:
 
 
 def kernel_number(k: dict) -> str:
-    """'07', '10', '1200': a kernel's number as the tables and labels write it."""
-    return f"{k['number']:02d}"
+    """'07', '09a', '10', '1200': a kernel's number as the tables and labels write it (a sub-step's: its
+    step's and its letter)."""
+    return f"{k['step']:02d}{k['part']}" if k.get("part") else f"{k['number']:02d}"
 
 
 def label(k: dict) -> str:
@@ -134,12 +153,16 @@ def label(k: dict) -> str:
 
 
 def kernels_of(doc: dict) -> list[dict]:
-    """The kernels a results file knows, sorted by number: its "kernels" (the registry, in a file of
-    scripts/bench) and every kernel only its rows name (a runner JSON has no registry)."""
+    """The kernels a results file knows, in ladder order: its "kernels" (the registry, in a file of
+    scripts/bench) and every kernel only its rows name (a runner JSON has no registry; its rows say a
+    sub-step's step and letter)."""
     info = {int(k["number"]): dict(k) for k in doc.get("kernels") or []}
     for r in doc["results"]:
-        info.setdefault(r["kernel"], {"number": r["kernel"], "name": r["name"], "idea": ""})
-    return [info[n] for n in sorted(info)]
+        if r["kernel"] not in info:
+            info[r["kernel"]] = {"number": r["kernel"], "name": r["name"], "idea": ""}
+            if r.get("part"):
+                info[r["kernel"]].update(step=r["step"], part=r["part"], tuning_variant=False)
+    return sorted(info.values(), key=ladder_key)
 
 
 def resolve_kernels(keys, kernels: list[dict]) -> list[dict]:
@@ -147,8 +170,8 @@ def resolve_kernels(keys, kernels: list[dict]) -> list[dict]:
     number: the rules of the runner's resolve_kernels / find_kernel (runner/cli.cpp, registry.cpp) for
     scripts that read a results file and have no runner at hand (with a runner,
     `sgemm_runner --list --kernel KEYS --json -` resolves instead). A number of at most 4 digits ('7',
-    '07'), a name ('warptiling'), a label ('07_warptiling'), comma lists, and 'all' (cuBLAS included;
-    select_kernels leaves it out, as a run does)."""
+    '07'), a sub-step's step and letter ('9a', '09a'), a name ('warptiling'), a label ('07_warptiling'),
+    comma lists, and 'all' (cuBLAS included; select_kernels leaves it out, as a run does)."""
     names = [keys] if isinstance(keys, str) else list(keys or [])
     chosen = []
     for key in (part.strip() for group in names for part in group.split(",")):
@@ -157,13 +180,22 @@ def resolve_kernels(keys, kernels: list[dict]) -> list[dict]:
         if key == "all":
             found = list(kernels)
         else:
-            found = [k for k in kernels if (len(key) <= 4 and int(key) == k["number"] if key.isdigit()
-                                            else key in (k["name"], label(k)))][:1]
+            found = [k for k in kernels if _selects(key, k)][:1]
         if not found:
             known = ", ".join(label(k) for k in kernels) or "(none)"
             raise ResultsError(f"unknown kernel '{key}'; known kernels: {known}")
         chosen += [k for k in found if k not in chosen]
-    return sorted(chosen, key=lambda k: k["number"])
+    return sorted(chosen, key=ladder_key)
+
+
+def _selects(key: str, k: dict) -> bool:
+    """Whether one key (no commas, not 'all') names kernel k, as find_kernel decides."""
+    if key.isdigit():
+        return len(key) <= 4 and int(key) == k["number"]
+    sub = _SUB_STEP_KEY.fullmatch(key)
+    if sub and k.get("part") == sub[2] and k.get("step") == int(sub[1]):
+        return True
+    return key in (k["name"], label(k))
 
 
 def select_kernels(keys, kernels: list[dict]) -> list[dict]:

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -14,15 +15,21 @@
 
 using namespace sgemm;
 
-TEST(Registry, NumbersAndNamesAreUniqueAndSorted) {
+// The ladder's order: every kernel but the tuning variants by step, a step's sub-steps just before it by
+// letter (08, 09a, 09b, 09, 10), then the tuning variants by number.
+TEST(Registry, NumbersAndNamesAreUniqueInLadderOrder) {
     std::set<int> numbers;
     std::set<std::string> names;
-    int previous = -1;
+    auto place = [](const KernelInfo& k) {
+        return k.is_tuning_variant() ? std::tuple(1, k.spec.number, 0, '\0')
+                                     : std::tuple(0, k.step, k.is_sub_step() ? 0 : 1, k.spec.part);
+    };
+    const KernelInfo* previous = nullptr;
     for (const auto& k : registry()) {
         EXPECT_TRUE(numbers.insert(k.spec.number).second) << k.label();
         EXPECT_TRUE(names.insert(k.name).second) << k.label();
-        EXPECT_GT(k.spec.number, previous);
-        previous = k.spec.number;
+        if (previous) EXPECT_LT(place(*previous), place(k)) << previous->label() << " before " << k.label();
+        previous = &k;
         EXPECT_TRUE(std::regex_match(k.name, std::regex("[a-z0-9_x]+"))) << k.name;
         EXPECT_STRNE(k.spec.idea, "") << k.label();
         EXPECT_NE(k.spec.launch, nullptr) << k.label();
@@ -39,10 +46,57 @@ TEST(Registry, ZeroIsCublasAndEveryKernelIsFoundByNumberNameAndLabel) {
         if (number.size() == 1) EXPECT_EQ(find_kernel("0" + number), &k) << "0" << number;  // "07", as labels write it
         EXPECT_EQ(find_kernel(k.name), &k) << k.name;
         EXPECT_EQ(find_kernel(k.label()), &k) << k.label();
+        if (k.is_sub_step()) {  // "9a", "09a", "0009a": its step and its letter
+            const std::string key = std::to_string(k.step) + k.spec.part;
+            EXPECT_EQ(find_kernel(key), &k) << key;
+            EXPECT_EQ(find_kernel("0" + key), &k) << "0" << key;
+            EXPECT_EQ(find_kernel(std::string(5 - key.size(), '0') + key), &k) << "4 digits";
+            EXPECT_EQ(find_kernel(std::string(6 - key.size(), '0') + key), nullptr) << "5 digits";
+            std::string upper = key;
+            upper.back() = static_cast<char>(upper.back() - 'a' + 'A');
+            EXPECT_EQ(find_kernel(upper), nullptr) << upper;
+        }
     }
     EXPECT_EQ(find_kernel("nonexistent"), nullptr);
     EXPECT_EQ(find_kernel(""), nullptr);
     EXPECT_EQ(find_kernel("12345"), nullptr);
+    EXPECT_EQ(find_kernel("9z"), nullptr);
+    EXPECT_EQ(find_kernel("a"), nullptr);
+}
+
+// Step 09's three changes, one rung each: 9a (the cp.async pipeline on step 08's tile), 9b (the larger
+// tile), 09 (rasterization): instantiations of step 09's kernel, right after step 08 and before step 09.
+TEST(Registry, SubStepsOfStep09ChangeOneThingEach) {
+    const KernelInfo *s8 = find_kernel("8"), *a = find_kernel("9a"), *b = find_kernel("09b"), *s9 = find_kernel("9");
+    ASSERT_TRUE(s8 && a && b && s9);
+    EXPECT_EQ(a->label(), "09a_cp_async_pipeline");
+    EXPECT_EQ(b->label(), "09b_larger_tile");
+    EXPECT_EQ(s9->label(), "09_cp_async_multistage");
+    EXPECT_EQ(find_kernel("cp_async_pipeline"), a);
+    EXPECT_EQ(find_kernel("09b_larger_tile"), b);
+    EXPECT_EQ(a->spec.number, sub_step_number(9, 'a'));
+    EXPECT_EQ(b->spec.number, sub_step_number(9, 'b'));
+    EXPECT_EQ(find_kernel(std::to_string(a->spec.number)), a) << "its own number selects it too";
+    for (const KernelInfo* k : {a, b}) {
+        SCOPED_TRACE(k->label());
+        EXPECT_TRUE(k->is_sub_step());
+        EXPECT_FALSE(k->is_tuning_variant());
+        EXPECT_FALSE(k->is_baseline());
+        EXPECT_EQ(k->step, 9);
+        EXPECT_EQ(k->functions(), "sgemm_09_") << "step 09's kernel";
+        EXPECT_EQ(k->spec.requirements.min_cc, s9->spec.requirements.min_cc);
+    }
+    EXPECT_FALSE(s9->is_sub_step());
+    const auto at = [](const KernelInfo* k) { return k - registry().data(); };
+    EXPECT_EQ(at(a), at(s8) + 1);
+    EXPECT_EQ(at(b), at(s8) + 2);
+    EXPECT_EQ(at(s9), at(s8) + 3);
+    // What each rung changes, as describe() says it: the tile (9a -> 9b), the block order (9b -> 09).
+    alignas(256) static float x[64];
+    const GemmArgs args{4096, 4096, 4096, 1, 0, x, 4096, x, 4096, x, 4096};
+    EXPECT_EQ(a->describe(args), "128x128x8 tile, warp 32x64, thread 8x8, 4 stages, group 1");
+    EXPECT_EQ(b->describe(args), "128x256x8 tile, warp 64x64, thread 16x8, 5 stages, group 1");
+    EXPECT_EQ(s9->describe(args), "128x256x8 tile, warp 64x64, thread 16x8, 5 stages, group 8");
 }
 
 TEST(Registry, StepsAreNumberedWithoutGaps) {
@@ -50,6 +104,10 @@ TEST(Registry, StepsAreNumberedWithoutGaps) {
     for (const auto& k : registry()) {
         if (k.is_tuning_variant()) break;  // SGEMM_TUNING builds only
         if (k.spec.number == kTunedBaseline) continue;  // numbered after the steps, not one of them
+        if (k.is_sub_step()) {  // a rung before its step: 9a, 9b come after step 08, before step 09
+            EXPECT_EQ(k.step, expected) << k.label();
+            continue;
+        }
         EXPECT_EQ(k.spec.number, expected++) << k.label();
     }
     EXPECT_LT(expected, kTunedBaseline) << "the steps have reached the tuned baseline's number";
@@ -105,6 +163,12 @@ TEST(Registry, BadRegistrationIsRejected) {
         }
     };
     rejects({.number = 999996, .name = "nonexistent_step_variant", .idea = "x", .launch = launch}, "matches no step");
+    // A sub-step: a letter 'a' to 'i' and a step's number; its own number (sub_step_number) must be free.
+    rejects({.number = 9, .part = 'j', .name = "late_sub_step", .idea = "x", .launch = launch}, "sub-step");
+    rejects({.number = 0, .part = 'a', .name = "cublas_sub_step", .idea = "x", .launch = launch}, "sub-step");
+    rejects({.number = kTunedBaseline, .part = 'a', .name = "baseline_sub_step", .idea = "x", .launch = launch},
+            "sub-step");
+    rejects({.number = 9, .part = 'a', .name = "another_9a", .idea = "x", .launch = launch}, "clashes with 09a_");
     // A step number no step has, so that only the function is wrong.
     int free_step = kTuningFrom - 1;
     while (find_kernel(std::to_string(free_step))) --free_step;
@@ -134,6 +198,10 @@ TEST(Registry, StepOfAVariantIsTheStepItsNameStartsWith) {
     int steps = 0;
     for (const auto& k : registry()) {
         if (k.is_tuning_variant() || k.is_baseline()) continue;
+        if (k.is_sub_step()) {  // variants belong to whole steps
+            EXPECT_EQ(step_of_variant(k.name + "_variant"), nullptr) << k.label();
+            continue;
+        }
         ++steps;
         EXPECT_EQ(step_of_variant(k.name + "_variant"), &k) << k.label();
         EXPECT_EQ(step_of_variant(k.name), nullptr) << k.label() << ": a variant's name goes on after the '_'";
@@ -156,7 +224,10 @@ TEST(Registry, FunctionsAndChecksAreTheStepsOwn) {
             EXPECT_EQ(k.sass_functions(), "");
             continue;
         }
-        const KernelInfo* step = k.is_tuning_variant() ? step_of_variant(k.name) : &k;
+        // A sub-step runs its step's kernel: the step is found by the number it registered.
+        const KernelInfo* step = &k;
+        if (k.is_tuning_variant()) step = step_of_variant(k.name);
+        if (k.is_sub_step()) step = find_kernel(std::to_string(k.step));
         ASSERT_NE(step, nullptr);
         EXPECT_EQ(k.step, step->spec.number);
         // "07_warptiling" -> "sgemm_07_": the label's number, as the __global__ functions spell it.
@@ -415,6 +486,7 @@ TEST(Registry, ListJsonHasEveryKernel) {
         const auto& e = j["kernels"][i];
         EXPECT_EQ(e["number"], k.spec.number);
         EXPECT_EQ(e["label"], k.label());
+        EXPECT_EQ(e["part"], k.is_sub_step() ? nlohmann::json(std::string(1, k.spec.part)) : nlohmann::json());
         EXPECT_EQ(e["precision"], to_string(k.spec.precision));
         EXPECT_EQ(e["requirements"]["min_cc"], k.spec.requirements.min_cc);
         EXPECT_EQ(e["tuning_variant"], k.is_tuning_variant());
@@ -445,6 +517,9 @@ TEST(Registry, ListHasOneLinePerKernelStartingWithItsNumber) {
         EXPECT_TRUE(
             std::regex_search(line, std::regex("^\\s*" + std::to_string(k.spec.number) + "\\s+" + k.name + "\\s")))
             << line;
+        // A sub-step's line names its key: "[sub-step 9a]".
+        const std::string key = " [sub-step " + std::to_string(k.step) + k.spec.part + "]";
+        EXPECT_EQ(line.find(key) != std::string::npos, k.is_sub_step()) << line;
         ++lines;
     }
     EXPECT_EQ(lines, registry().size());

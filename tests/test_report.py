@@ -166,6 +166,23 @@ class ReportTest(unittest.TestCase):
         with open(path, encoding="utf-8") as f:
             return f.read()
 
+    def test_named_tables(self):
+        # --table NAME rewrites that marker pair only: a second GPU's tables beside the first one's.
+        b2, e2 = "<!-- results-table-h100:begin -->", "<!-- results-table-h100:end -->"
+        for path, text in ((self.readme, README), (self.docs_readme, DOCS_README)):
+            with open(path, "a") as f:
+                f.write(f"\n{b2}\nother table\n{e2}\n")
+        self.ok("--table", "results-table-h100", plots=False)
+        for path in (self.readme, self.docs_readme):
+            text = self.read(path)
+            self.assertIn(f"{BEGIN}\n", text)
+            self.assertNotIn("other table", text)
+            self.assertIn("| 03 | ", text[text.index(b2):text.index(e2)])
+        self.assertIn("old table", self.read(self.readme))  # the default pair untouched
+        proc = self.report("--table", "results-table-a100", plots=False)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("results-table-a100:begin", proc.stderr)
+
     def test_markdown_numbers(self):
         self.ok()
         md = self.read(self.md)
@@ -1220,6 +1237,23 @@ class ReportZooTest(unittest.TestCase):
             self.assertEqual(first, {p: sha(p) for p in paths + [self.zoo_md_path()]}, "deterministic")
         self.assertEqual([check_paths.find(line) for line in md.splitlines() if check_paths.find(line)], [])
 
+    def test_zoo_tuned_column(self):
+        # Runs that timed the tuned cuBLASLt baseline give each kernel's geomean % of it; kernel 8 at 40 %
+        # of tuned everywhere, kernel 10 without the field (— in its cell); files without it: no column.
+        doc = zoo_doc()
+        for r in doc["results"]:
+            if r["kernel"] == 8:
+                r["pct_tuned"] = 40.0
+        self.ok(json_path=self.write("zoo.json", doc), plots=False)
+        md = self.read(self.zoo_md_path())
+        self.assertIn("| Step | Kernel | Shapes | Geomean % of cuBLAS | 5th percentile | Minimum | "
+                      "Geomean % of tuned cuBLASLt | Median % of roof |", md)
+        self.assertEqual(self.table_row(md, "| 08 | double_buffering |"),
+                         ["08", "double_buffering", "20 of 20", "50.0%", "50.0%", "50.0%", "40.0%", "25.0%"])
+        self.assertEqual(self.table_row(md, "| 10 | every_shape |")[6], "—")
+        self.ok(json_path=self.write("zoo.json", zoo_doc()), plots=False)
+        self.assertNotIn("tuned cuBLASLt", self.read(self.zoo_md_path()))
+
     def test_zoo_kernel_selection(self):
         json_path = self.write("zoo.json", zoo_doc())
         self.ok("--zoo-kernel", "every_shape", json_path=json_path, plots=False)
@@ -1452,6 +1486,37 @@ class KernelKeysTest(unittest.TestCase):
         self.assertEqual((kernels[1]["precision"], kernels[1]["tuning_variant"]), ("fp32", False))  # defaults
         with self.assertRaises(sr.ResultsError):
             sr.parse_kernel_list('{"kernels": [{"name": "x"}], "tuning_from": 100}')
+
+    def test_sub_steps_in_ladder_order(self):
+        """A sub-step (9a: number 991, step 9, part "a") sits right before its step, keys "9a" / "09a", label
+        09a_name; tuning variants after everything; files from before sub-steps sort by number as before."""
+        listed = [{"number": n, "name": name, "step": step, "part": part, "tuning_variant": tv}
+                  for n, name, step, part, tv in (
+                      (907, "multistage_x", 9, None, True), (10, "every", 10, None, False),
+                      (992, "larger_tile", 9, "b", False), (9, "multistage", 9, None, False),
+                      (991, "pipeline", 9, "a", False), (8, "double", 8, None, False),
+                      (0, "cublas", 0, None, False), (99, "cublaslt", 99, None, False))]
+        kernels, _ = sr.parse_kernel_list(json.dumps({"tuning_from": 100, "kernels": listed}))
+        self.assertEqual([k["number"] for k in kernels], [0, 8, 991, 992, 9, 10, 99, 907])
+        self.assertEqual([sr.label(k) for k in kernels[1:5]],
+                         ["08_double", "09a_pipeline", "09b_larger_tile", "09_multistage"])
+
+        def numbers(keys):
+            return [k["number"] for k in sr.resolve_kernels(keys, kernels)]
+        self.assertEqual(numbers("9a"), [991])
+        self.assertEqual(numbers("09b,8,0009a,9"), [8, 991, 992, 9])
+        self.assertEqual(numbers("991"), [991])
+        self.assertEqual(numbers("09a_pipeline"), [991])
+        for bad in ("9A", "9c", "00009a", "a"):
+            with self.assertRaises(sr.ResultsError):
+                numbers(bad)
+        # A runner JSON names its kernels in its rows only: a row's step and part make the label and the place.
+        row = {"kernel": 991, "name": "pipeline", "step": 9, "part": "a"}
+        doc = {"results": [dict(row, kernel=9, name="multistage", part=None), row,
+                           dict(row, kernel=8, name="d", step=8, part=None)]}
+        self.assertEqual([sr.label(k) for k in sr.kernels_of(doc)], ["08_d", "09a_pipeline", "09_multistage"])
+        old = {"results": [{"kernel": 902, "name": "v"}, {"kernel": 9, "name": "m"}, {"kernel": 8, "name": "d"}]}
+        self.assertEqual([k["number"] for k in sr.kernels_of(old)], [8, 9, 902])
 
     def test_tuned_kernel(self):
         doc = tune_doc()

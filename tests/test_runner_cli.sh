@@ -16,8 +16,8 @@ expect() {  # expect CODE PATTERN -- ARGS...   (ENV_PREFIX, if set, goes before 
         sed 's/^/    /' <<<"$out" | head -20
     fi
 }
-# The kernels to run, from the runner's own registry (this test names no step): the steps in order, no
-# tuning variants, no baselines. "NUMBER NAME LABEL" each.
+# The kernels to run, from the runner's own registry (this test names no step): the steps in order (sub-steps
+# such as 9a included), no tuning variants, no baselines. "NUMBER NAME LABEL" each.
 steps=$("$runner" --list --json - | python3 -c '
 import json, sys
 for k in json.load(sys.stdin)["kernels"]:
@@ -37,6 +37,11 @@ k = next(k for k in json.load(sys.stdin)["kernels"] if not k["baseline"] and not
 print(k["number"], k["name"])')"
 # The tuned baseline's number (the registry's kTunedBaseline).
 tuned=$("$runner" --list --json - | python3 -c 'import json, sys; print(json.load(sys.stdin)["tuned_baseline"])')
+# A sub-step (9a), "STEP PART LABEL NAME", if the registry has one.
+read -r sub_step sub_part sub_label sub_name <<<"$("$runner" --list --json - | python3 -c '
+import json, sys
+k = next((k for k in json.load(sys.stdin)["kernels"] if k.get("part")), None)
+print(*(k["step"], k["part"], k["label"], k["name"]) if k else "")')"
 
 expect 0 '^ +0 +cublas +cuBLAS' -- --list
 expect 0 "^ +$n1 +$name1 " -- --list
@@ -74,8 +79,14 @@ expect 2 "unknown kernel 'bogus'" -- --list --kernel bogus --json -
 # the runner selects, key for key (the runner's grammar is the one grammar).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 listing=$("$runner" --list --json -)
+sub_keys=()
+if [[ -n ${sub_part:-} ]]; then
+    sub_keys=("$sub_step$sub_part" "0$sub_step$sub_part" "000$sub_step$sub_part" "0000$sub_step$sub_part"
+              "$sub_step${sub_part^^}" "${sub_step}z" "$sub_label" "$sub_name" "$sub_step$sub_part,$sub_step,all"
+              "$sub_step,$sub_step$sub_part,$n1")
+fi
 for keys in "$n1" "0$n1" "000$n1" "0000$n1" "$name1" "$label1" "$label2,$n1" "all" "0" "cublas" "$n1,$name2,all" "bogus" \
-    "cublaslt" "$tuned,$n1"; do
+    "cublaslt" "$tuned,$n1" ${sub_keys[@]+"${sub_keys[@]}"}; do
     want=$("$runner" --list --kernel "$keys" --json - 2>/dev/null | python3 -c '
 import json, sys
 print(",".join(str(k["number"]) for k in json.load(sys.stdin)["kernels"]))' 2>/dev/null || echo "error")
@@ -93,7 +104,30 @@ except sr.ResultsError:
         failed=$((failed + 1)); echo "FAIL: --kernel $keys: the runner selects '$want', sgemm_results '$got'"
     fi
 done
+# One ladder order: the runner's listing (registry order) is the order of scripts/sgemm_results.py's key, and a
+# sub-step comes right before its step (08, 09a, 09b, 09).
+got=$(python3 -c '
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import sgemm_results as sr
+listed = json.loads(sys.argv[2])["kernels"]
+parsed, _ = sr.parse_kernel_list(sys.argv[2])
+after = {k["number"]: listed[i + 1] for i, k in enumerate(listed[:-1])}
+bad = [sr.label(k) for k in listed if k.get("part") and not (
+    after[k["number"]]["step"] == k["step"] and (after[k["number"]].get("part") or "~") > k["part"])]
+print([k["number"] for k in parsed] == [k["number"] for k in listed], bad, sr.TUNING_FROM == json.loads(sys.argv[2])["tuning_from"])' \
+    "$here/../scripts" "$listing")
+if [[ $got == "True [] True" ]]; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1)); echo "FAIL: the runner's order, sgemm_results.ladder_key's and TUNING_FROM: $got"
+fi
+if [[ -n ${sub_part:-} ]]; then
+    expect 0 "\"label\": \"$sub_label\"" -- --list --kernel "$sub_step$sub_part" --json -
+    expect 0 "\"part\": \"$sub_part\"" -- --list --kernel "$sub_label" --json -
+fi
 expect 0 "\"label\": \"$label1\"" -- --list --kernel "$n1" --json -
+expect 0 '"part": null' -- --list --kernel "$n1" --json -
 expect 0 '"functions": "sgemm_[0-9]+_"' -- --list --kernel "$n1" --json -
 expect 0 '"functions": null' -- --list --kernel cublas --json -
 expect 2 'malformed size' -- --size 1,2
@@ -135,22 +169,29 @@ done
 expect 0 '--energy .*total-energy counter' -- --help
 expect 0 '--sustained SECONDS' -- --help
 # The course's hand-written lists of steps against the registry (no GPU). For every step (neither a
-# baseline nor a tuning variant, by the listing's flags and its tuned_baseline / tuning_from): README.md's
-# kernel table (| # | name | idea | page |) has exactly one row for it, with the registry's name in
-# backticks, the registry's idea word for word and a link to docs/kernels/NN_name.md; docs/README.md has
-# exactly one ladder bullet "- [NN name](kernels/NN_name.md)"; that page exists. Neither list may have
-# entries for other numbers (README rows for the baselines are allowed if they match the registry too).
-# SGEMM_README_MD, SGEMM_DOCS_README_MD and SGEMM_KERNEL_PAGES point the check at other copies.
-# check_ladder LISTING_JSON README DOCS_README PAGES_DIR: "FAIL: ..." lines, then "cases PASSED FAILED".
+# baseline nor a tuning variant, by the listing's flags and its tuned_baseline / tuning_from; sub-steps
+# such as 9a included): README.md's kernel table (| # | name | idea | page |) has exactly one row for it,
+# its # cell the step's number or a sub-step's key ("9a"), with the registry's name in backticks, the
+# registry's idea word for word and a link to docs/kernels/LABEL.md; docs/README.md has exactly one ladder
+# bullet "- [NN name](kernels/LABEL.md)" ("[09a name]" for a sub-step); that page exists. Neither list may
+# have entries for other kernels (README rows for the baselines are allowed if they match the registry too).
+# Given OVERVIEW, docs/overview.md's ladder table (the one table whose header starts | step | one idea |)
+# too: one row per step whose first cell is "[KEY](kernels/LABEL.md)" (KEY the label's prefix, "09a"), rows
+# for the baselines ("00 ...", "99 ...") at most once each, nothing else.
+# SGEMM_README_MD, SGEMM_DOCS_README_MD, SGEMM_KERNEL_PAGES and SGEMM_OVERVIEW_MD point it at other copies.
+# check_ladder LISTING_JSON README DOCS_README PAGES_DIR [OVERVIEW]: "FAIL: ..." lines, then "cases PASSED FAILED".
 check_ladder() {
     python3 - "$@" <<'PY'
 import json, os, re, sys
 listing, readme, docs_readme, pages = sys.argv[1:5]
+overview = sys.argv[5] if len(sys.argv) > 5 else None
 d = json.load(open(listing, encoding="utf-8"))
 kernels = d["kernels"]
 def is_step(k):
-    return (not k["baseline"] and not k["tuning_variant"] and 1 <= k["number"] < d["tuning_from"]
-            and k["number"] != d["tuned_baseline"])
+    return (not k["baseline"] and not k["tuning_variant"] and k["number"] != d["tuned_baseline"]
+            and (bool(k.get("part")) or 1 <= k["number"] < d["tuning_from"]))
+def key(k):  # its # cell: "9", or a sub-step's "9a"
+    return f"{k['step']}{k['part']}" if k.get("part") else str(k["number"])
 steps = [k for k in kernels if is_step(k)]
 baselines = {k["number"]: k for k in kernels if k["baseline"]}
 passed = failed = 0
@@ -191,13 +232,25 @@ def row_problems(k, ln, c, page):  # a row of kernel k: name, idea and page cell
         out.append(f"{readme} line {ln}: page cell {c[3]!r} does not link {page}")
     return out
 # docs/README.md's ladder: bullets "- [NN name](kernels/TARGET.md)...".
-bullet = re.compile(r"- \[([0-9]+ [^\]]*)\]\(kernels/([^)#\s]+)\.md\)")
+bullet = re.compile(r"- \[([0-9]+[a-z]? [^\]]*)\]\(kernels/([^)#\s]+)\.md\)")
 bullets = [(ln, m) for ln, l in enumerate(open(docs_readme, encoding="utf-8").read().splitlines(), 1)
            if (m := bullet.match(l))]
+# docs/overview.md's ladder table: (line number, cells) of its rows, as README's.
+ov_rows, ov_tables = [], 0
+if overview:
+    lines = open(overview, encoding="utf-8").read().splitlines()
+    ov_heads = [i for i, l in enumerate(lines) if (c := cells(l)) and c[:2] == ["step", "one idea"]]
+    ov_tables = len(ov_heads)
+    if ov_tables == 1:
+        i = ov_heads[0] + 2
+        while i < len(lines) and cells(lines[i]) is not None:
+            ov_rows.append((i + 1, cells(lines[i])))
+            i += 1
+ov_link = re.compile(r"\[([^\]]+)\]\(kernels/([^)#\s]+)\.md\)$")
 for k in steps:
     n, label = k["number"], k["label"]
     problems = []
-    mine = [(ln, c) for ln, c in rows if number(c) == n]
+    mine = [(ln, c) for ln, c in rows if c[0] == key(k)]
     if len(mine) != 1:
         where = f" (lines {', '.join(str(ln) for ln, _ in mine)})" if mine else ""
         problems.append(f"{readme}: {len(mine)} rows for it in the kernel table{where}, want exactly 1")
@@ -211,13 +264,20 @@ for k in steps:
     problems += [f"{docs_readme} line {ln}: bullet text [{m[1]}], want [{want}]" for ln, m in mine if m[1] != want]
     if not os.path.isfile(os.path.join(pages, label + ".md")):
         problems.append(f"no page {os.path.join(pages, label + '.md')}")
-    case([f"step {n} ({k['name']}): {p}" for p in problems])
+    if overview:
+        mine = [(ln, m) for ln, c in ov_rows if (m := ov_link.match(c[0])) and m[2] == label]
+        if len(mine) != 1:
+            where = f" (lines {', '.join(str(ln) for ln, _ in mine)})" if mine else ""
+            problems.append(f"{overview}: {len(mine)} rows for it in the ladder table{where}, want exactly 1")
+        want = label.split("_", 1)[0]
+        problems += [f"{overview} line {ln}: row [{m[1]}], want [{want}]" for ln, m in mine if m[1] != want]
+    case([f"step {key(k)} ({k['name']}): {p}" for p in problems])
 # Rows and bullets for anything else: baselines only, each at most once and matching the registry.
-step_numbers = {k["number"] for k in steps}
+step_keys = {key(k) for k in steps}
 problems = []
 for ln, c in rows:
     n = number(c)
-    if n in step_numbers:
+    if c[0] in step_keys:
         continue
     if n not in baselines:
         problems.append(f"{readme} line {ln}: a row for {c[0]!r}, which is no step or baseline of the registry")
@@ -230,6 +290,24 @@ case(problems)
 labels = {k["label"] for k in steps}
 case([f"{docs_readme} line {ln}: a ladder bullet for kernels/{m[2]}.md, which is no registered step"
       for ln, m in bullets if m[2] not in labels])
+if overview:  # one ladder table; its other rows: baselines, once each
+    problems = [] if ov_tables == 1 and ov_rows else \
+        [f"{overview}: {ov_tables} tables with the header '| step | one idea | ...' (want one, with rows)"]
+    seen = {}
+    for ln, c in ov_rows:
+        m = ov_link.match(c[0])
+        if m:
+            if m[2] not in labels:
+                problems.append(f"{overview} line {ln}: a row for kernels/{m[2]}.md, which is no registered step")
+            continue
+        n = re.match(r"([0-9]+) ", c[0])
+        if not n or int(n[1]) not in baselines:
+            problems.append(f"{overview} line {ln}: a row for {c[0]!r}, neither a step's page nor a baseline")
+        elif int(n[1]) in seen:
+            problems.append(f"{overview} line {ln}: baseline {int(n[1])} again (first on line {seen[int(n[1])]})")
+        else:
+            seen[int(n[1])] = ln
+    case(problems)
 if not steps:
     case(["the registry lists no steps"])
 print("cases", passed, failed)
@@ -250,7 +328,8 @@ ladder() {
 ladder_tmp=$(mktemp -d)
 "$runner" --list --json - >"$ladder_tmp/list.json"
 ladder "the lists of steps" "$ladder_tmp/list.json" "${SGEMM_README_MD:-$here/../README.md}" \
-    "${SGEMM_DOCS_README_MD:-$here/../docs/README.md}" "${SGEMM_KERNEL_PAGES:-$here/../docs/kernels}"
+    "${SGEMM_DOCS_README_MD:-$here/../docs/README.md}" "${SGEMM_KERNEL_PAGES:-$here/../docs/kernels}" \
+    "${SGEMM_OVERVIEW_MD:-$here/../docs/overview.md}"
 # Self-test on planted faults: README with step n1's row twice, step n2's row gone and a changed idea for
 # the last step; docs/README without step n1's bullet; no page for step n2. Each must be reported, once
 # under its own step, and nothing else.
@@ -272,6 +351,31 @@ if [[ $(grep -c '^FAIL: ' <<<"$got") -eq 5 ]] && [[ $(tail -1 <<<"$got") == "cas
     passed=$((passed + 1))
 else
     failed=$((failed + 1)); echo "FAIL: the check of the lists of steps missed planted faults; it said:"
+    sed 's/^/    /' <<<"$got"
+fi
+# The overview's table, planted: step n1's row twice, step n2's row gone, the last step's row as [x], a row
+# for a page that is no step and the tuned baseline's row twice. Each must be reported once (the first three
+# under their steps), and nothing else about the overview.
+ov="${SGEMM_OVERVIEW_MD:-$here/../docs/overview.md}"
+last_label=$(awk 'END {print $3}' <<<"$steps")
+awk -v a="$label1" -v b="$label2" -v c="$last_label" -v t="$tuned" '
+    index($0, "](kernels/" a ".md) |") {print}
+    index($0, "](kernels/" b ".md) |") {next}
+    index($0, "](kernels/" c ".md) |") {sub(/^\| \[[^]]*\]/, "| [x]")}
+    $0 ~ "^\\| " t " " {print; print "| [07x](kernels/appendix-07-tuning.md) | not a step |"}
+    {print}' "$ov" >"$ladder_tmp/overview.md"
+got=$(check_ladder "$ladder_tmp/list.json" "$here/../README.md" "$here/../docs/README.md" "$here/../docs/kernels" \
+    "$ladder_tmp/overview.md" 2>&1)
+mine=$(grep "^FAIL: .*$ladder_tmp/overview.md" <<<"$got")
+if [[ $(grep -c . <<<"$mine") -eq 5 ]] &&
+    grep -q "^FAIL: step $n1 ($name1): .*overview.md: 2 rows for it in the ladder table" <<<"$mine" &&
+    grep -q "^FAIL: step $n2 ($name2): .*overview.md: 0 rows for it in the ladder table" <<<"$mine" &&
+    grep -q "^FAIL: step $last_n .*overview.md line [0-9]*: row \[x\], want \[${last_label%%_*}\]" <<<"$mine" &&
+    grep -q "overview.md line [0-9]*: a row for kernels/appendix-07-tuning.md, which is no registered step" <<<"$mine" &&
+    grep -q "overview.md line [0-9]*: baseline $tuned again" <<<"$mine"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1)); echo "FAIL: the check of the overview's ladder table missed planted faults; it said:"
     sed 's/^/    /' <<<"$got"
 fi
 rm -rf "$ladder_tmp"

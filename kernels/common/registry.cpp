@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <tuple>
 
 namespace sgemm {
 
@@ -28,6 +29,20 @@ bool valid_name(std::string_view name) {
 // "sgemm_07_": the prefix of step 7's __global__ functions.
 std::string function_prefix(int step) { return "sgemm_" + two_digits(step) + "_"; }
 
+// The ladder's order (registry()): every kernel but the tuning variants by step, a step's sub-steps
+// before it by letter; then the tuning variants by number.
+bool ladder_before(const KernelInfo& a, const KernelInfo& b) {
+    auto key = [](const KernelInfo& k) {
+        const bool variant = k.is_tuning_variant();
+        return std::tuple(variant, variant ? k.spec.number : k.step, !k.is_sub_step(), k.spec.part);
+    };
+    return key(a) < key(b);
+}
+
+bool all_digits(std::string_view text) {
+    return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
 
 const char* to_string(Precision p) {
@@ -39,7 +54,9 @@ const char* to_string(Precision p) {
     return "unknown";
 }
 
-std::string KernelInfo::label() const { return two_digits(spec.number) + "_" + name; }
+std::string KernelInfo::label() const {
+    return is_sub_step() ? two_digits(step) + spec.part + "_" + name : two_digits(spec.number) + "_" + name;
+}
 
 std::string KernelInfo::functions() const { return step > 0 && !is_baseline() ? function_prefix(step) : ""; }
 
@@ -92,12 +109,18 @@ Registration::Registration(const KernelSpec& spec) {
         throw std::logic_error("sgemm registry: kernel '" + name + "' needs a number >= 0 and a launch function");
     if (!spec.candidates != !spec.launch_candidate)
         throw std::logic_error("sgemm registry: kernel '" + name + "' sets only one of candidates/launch_candidate");
+    if (spec.part && (spec.part < 'a' || spec.part > 'i' || spec.number < 1 || spec.number >= kTunedBaseline))
+        throw std::logic_error("sgemm registry: sub-step '" + name +
+                               "' needs a letter from 'a' to 'i' and its step's number (1 to " +
+                               std::to_string(kTunedBaseline - 1) + ")");
+    const int number = spec.part ? sub_step_number(spec.number, spec.part) : spec.number;
     for (const auto& k : kernels)
-        if (k.spec.number == spec.number || k.name == name)
-            throw std::logic_error("sgemm registry: kernel " + std::to_string(spec.number) + " '" + name +
+        if (k.spec.number == number || k.name == name)
+            throw std::logic_error("sgemm registry: kernel " + std::to_string(number) + " '" + name +
                                    "' clashes with " + k.label());
     KernelInfo info;
     info.spec = spec;
+    info.spec.number = number;
     info.spec.idea = spec.idea ? spec.idea : "";
     info.name = name;
     info.step = spec.number;
@@ -123,28 +146,31 @@ Registration::Registration(const KernelSpec& spec) {
                                         : "which is not one of its " + info.functions() + "* functions"));
     if (info.spec.sass.functions && info.sass_functions().empty())
         throw std::logic_error("sgemm registry: kernel '" + name + "' names SASS functions but no features");
-    kernels.insert(
-        std::upper_bound(kernels.begin(), kernels.end(), info,
-                         [](const KernelInfo& a, const KernelInfo& b) { return a.spec.number < b.spec.number; }),
-        std::move(info));
+    kernels.insert(std::upper_bound(kernels.begin(), kernels.end(), info, ladder_before), std::move(info));
 }
 
 const KernelInfo* step_of_variant(std::string_view name) {
     const KernelInfo* step = nullptr;
     for (const auto& k : registry())
-        if (!k.is_tuning_variant() && !k.is_baseline() && name.size() > k.name.size() && name.starts_with(k.name) &&
-            name[k.name.size()] == '_' && (!step || k.name.size() > step->name.size()))
+        if (!k.is_tuning_variant() && !k.is_baseline() && !k.is_sub_step() && name.size() > k.name.size() &&
+            name.starts_with(k.name) && name[k.name.size()] == '_' && (!step || k.name.size() > step->name.size()))
             step = &k;
     return step;
 }
 
 const KernelInfo* find_kernel(std::string_view key) {
     if (key.empty()) return nullptr;
-    const bool numeric = std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool numeric = all_digits(key);
+    // "9a", "09a": at most 4 digits, the step, then the sub-step's letter.
+    const std::string_view digits = key.substr(0, key.size() - 1);
+    const char letter = key.back();
+    const bool sub_step_key =
+        !numeric && !digits.empty() && digits.size() <= 4 && all_digits(digits) && letter >= 'a' && letter <= 'z';
     for (const auto& k : registry()) {
         if (numeric) {
             if (key.size() <= 4 && std::stoi(std::string(key)) == k.spec.number) return &k;
-        } else if (key == k.name || key == k.label()) {
+        } else if ((sub_step_key && k.spec.part == letter && std::stoi(std::string(digits)) == k.step) ||
+                   key == k.name || key == k.label()) {
             return &k;
         }
     }

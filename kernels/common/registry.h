@@ -8,7 +8,8 @@
 // profiler, SASS checks), which read the registry through `sgemm_runner --list --json -`. There is no
 // central list to edit: every fact about a kernel is a field of its KernelSpec, set by that
 // registration. The kernel objects are linked as a CMake OBJECT library, so the linker cannot drop an
-// "unused" registration.
+// "unused" registration. A step that changes several things at once registers its sub-steps (9a, 9b:
+// other instantiations of its kernel, KernelSpec::part) in its file too, before its own registration.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -84,8 +85,15 @@ enum class Precision { kFp32, kFp32ViaTensorCores, kTf32 };
 const char* to_string(Precision p);  // "fp32", "fp32 via tensor cores", "tf32"
 
 // Kernels numbered from here on are tuning variants (other tiles, stages, builds without edge
-// handling), registered only in -DSGEMM_TUNING=ON builds. The scripts read it from --list --json.
+// handling), registered only in -DSGEMM_TUNING=ON builds; sub-steps are numbered here too (see
+// sub_step_number) but are no tuning variants. The scripts read it from --list --json.
 inline constexpr int kTuningFrom = 100;
+
+// A sub-step is a rung of the ladder between step `step` - 1 and step `step` that changes one thing at a
+// time (9a, 9b, then step 9). It registers its step's number and its letter, 'a' to 'i'; the registry
+// gives it this number of its own, so that every kernel keeps one integer (the JSON's "kernel"): 9a is
+// 991, 9b 992, above the step's tuning variants (900, 901, ...).
+constexpr int sub_step_number(int step, char part) { return step * 100 + 91 + (part - 'a'); }
 
 // The baselines: libraries' GEMMs the steps are timed against, not steps (no functions of ours, so no
 // SASS checks and no racecheck; the runner times them whatever --kernel says). 0 is cuBLAS
@@ -112,6 +120,7 @@ struct SassChecks {
 // __global__ functions are named sgemm_NN_* after its step (a tuning variant's are its step's).
 struct KernelSpec {
     int number = -1;            // 0 cuBLAS; steps 1, 2, 3, ...; kTunedBaseline; tuning variants kTuningFrom+
+    char part = 0;              // a sub-step's letter ('a': 9a registers .number = 9, .part = 'a'); 0: none
     const char* name = "";      // e.g. "naive"; a tuning variant's starts with its step's name and '_'
     const char* idea = "";      // one line for --list and the docs
     LaunchFn launch = nullptr;
@@ -139,15 +148,18 @@ struct KernelSpec {
 
 // A registered kernel: its spec and what the registry derives from it.
 struct KernelInfo {
-    KernelSpec spec;   // as registered, idea never null, with what a tuning variant inherits filled in
+    // As registered, idea never null, with what a tuning variant inherits filled in, and a sub-step's
+    // number its own (sub_step_number).
+    KernelSpec spec;
     std::string name;  // spec.name
-    // spec.number for a step or a baseline; for a tuning variant, the step whose name and '_' start
-    // its name (103 smem_caching_checked: 3). Derived rather than registered: the name already says
-    // it, and a second field could disagree with it.
+    // spec.number for a step or a baseline; for a sub-step, the number it registered (9 for 9a); for a
+    // tuning variant, the step whose name and '_' start its name (103 smem_caching_checked: 3). Derived
+    // rather than registered: the name already says it, and a second field could disagree with it.
     int step = -1;
 
-    std::string label() const;  // "01_naive"
-    bool is_tuning_variant() const { return spec.number >= kTuningFrom; }
+    std::string label() const;  // "01_naive", "09a_cp_async_pipeline"
+    bool is_sub_step() const { return spec.part != 0; }
+    bool is_tuning_variant() const { return spec.number >= kTuningFrom && !is_sub_step(); }
     // cuBLAS or the tuned cuBLASLt baseline: by number, as a tuning variant is.
     bool is_baseline() const { return spec.number == 0 || spec.number == kTunedBaseline; }
     // "sgemm_07_": the prefix of every __global__ function of the kernel (its step's); "" for a baseline.
@@ -164,15 +176,17 @@ struct KernelInfo {
     std::string unmet_requirements(int cc) const;
 };
 
-// All registered kernels, sorted by number.
+// All registered kernels in the ladder's order: cuBLAS, the steps, each step's sub-steps just before it
+// (08, 09a, 09b, 09, 10), the tuned baseline, then the tuning variants by number.
 const std::vector<KernelInfo>& registry();
 
-// Looks a kernel up by number ("7", "07") or name ("warptiling", "07_warptiling").
-// Returns nullptr when nothing matches.
+// Looks a kernel up by number ("7", "07", "991"), a sub-step's step and letter ("9a", "09a") or name
+// ("warptiling", "07_warptiling"). Returns nullptr when nothing matches.
 const KernelInfo* find_kernel(std::string_view key);
 
-// The step a tuning variant named `name` belongs to: the registered step whose name and '_' start
-// `name` (the longest such name, should step names ever prefix one another); nullptr when none does.
+// The step a tuning variant named `name` belongs to: the registered step (not a sub-step) whose name
+// and '_' start `name` (the longest such name, should step names ever prefix one another); nullptr when
+// none does.
 const KernelInfo* step_of_variant(std::string_view name);
 
 // A kernel configuration as one type: a struct whose template arguments are the configuration
@@ -185,7 +199,8 @@ concept KernelConfig = requires { &Config::launch; };
 
 struct Registration {
     // Throws std::logic_error (at start-up) on a duplicate number or name, a name outside
-    // [a-z0-9_]+, a missing launch function, a tuning variant whose name starts with no registered
+    // [a-z0-9_]+, a missing launch function, a sub-step whose letter is not 'a' to 'i' or whose number is
+    // no step's (1 to kTunedBaseline - 1), a tuning variant whose name starts with no registered
     // step's name and '_' (a variant registers after its step, in the step's file), or a
     // gemm_function or SASS function outside the kernel's sgemm_NN_ functions.
     explicit Registration(const KernelSpec& spec);
