@@ -98,7 +98,10 @@ int run(int argc, char** argv) {
     app.add_option("--kernel", o.kernel, "a *_timeline kernel: number or name")->required();
     app.add_option("--size", o.size, "M,N,K")->required();
     app.add_option("--out", o.out, "the CSV file to write")->required()->type_name("FILE");
-    app.add_option("--step", o.step, "the step column (default: the kernel's step, two digits, e.g. 08)");
+    // Required: the timeline kernels are tuning variants, and a variant's step number does not say which rung
+    // it copies (914 runs sub-step 9a's configuration; scripts/pictures reads 09a.csv).
+    app.add_option("--step", o.step, "the step column, the rung whose configuration the kernel runs (08, 09a, 11)")
+        ->required();
     app.add_option("--device", o.device, "CUDA device index")->capture_default_str()->check(CLI::Range(0, 64));
     try {
         app.parse(argc, argv);
@@ -116,11 +119,6 @@ int run(int argc, char** argv) {
     const GemmArgs shape = Problem::args_for(size, 1.0f, 0.0f, {});
     if (const std::string why = kernel->can_implement(shape); !why.empty())
         throw UsageError(kernel->label() + " cannot run " + o.size + ": " + why);
-    if (o.step.empty()) {
-        char step[16];
-        std::snprintf(step, sizeof step, "%02d", kernel->step);
-        o.step = step;
-    }
     try {
         ensure_writable(o.out);
     } catch (const UsageError&) {  // its message names the runner's --json

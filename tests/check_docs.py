@@ -281,13 +281,19 @@ def regex_value(found, source, path):
     return float(m.group(1).replace(",", ""))
 
 
-def check_figure(root, md_path, shown, source, path):
-    """None when the tagged number matches the value in its file (JSON keys or /REGEX/), otherwise the reason."""
-    import json
+def figure_file(root, md_path, source):
+    """The file a tag `<!-- from SOURCE: ... -->` reads: next to the page, under docs/results/raw/, or under
+    docs/results/ (the first that exists), or None."""
     candidates = [os.path.join(os.path.dirname(md_path), source),
                   os.path.join(root, "docs", "results", "raw", source),
                   os.path.join(root, "docs", "results", source)]
-    found = next((c for c in candidates if os.path.isfile(c)), None)
+    return next((os.path.abspath(c) for c in candidates if os.path.isfile(c)), None)
+
+
+def check_figure(root, md_path, shown, source, path):
+    """None when the tagged number matches the value in its file (JSON keys or /REGEX/), otherwise the reason."""
+    import json
+    found = figure_file(root, md_path, source)
     if not found:
         return "figure source not found: %s" % source
     is_regex = len(path) > 2 and path.startswith("/") and path.endswith("/")
@@ -825,16 +831,18 @@ def check_tag_links(root, md, text):
                 path = t.strip("<>").partition("#")[0].split("?", 1)[0]
                 dest = os.path.abspath(os.path.join(os.path.dirname(md), path)) if path else ""
                 if dest.startswith(results) and dest.lower().endswith(RESULTS_LINK_EXTS):
-                    linked.append(os.path.basename(dest))
-            tags += [(n, os.path.basename(m.group(2))) for m in FIGURE_RE.finditer(line)]
+                    linked.append(dest)
+            # The file itself, not its name: h100-x/run.json and h200-x/run.json are different files.
+            tags += [(n, m.group(2), figure_file(root, md, m.group(2))) for m in FIGURE_RE.finditer(line)]
         if not linked:
             continue
         seen = set()
-        for n, source in tags:
-            if source not in linked and source not in seen:
-                seen.add(source)
+        for n, source, found in tags:
+            if found is not None and found not in linked and found not in seen:
+                seen.add(found)
+                names = sorted(set(os.path.relpath(d, results) for d in linked))
                 problems.append((n, "the link names %s but the figure reads %s: link the file the figures come "
-                                    "from" % (", ".join(sorted(set(linked))), source)))
+                                    "from" % (", ".join(names), os.path.relpath(found, results))))
     return problems
 
 
@@ -1082,6 +1090,8 @@ def self_test_pages():
         _write(os.path.join(tmp, "docs", "results", "run.json"), '{"results": [{"tflops": 12.34}]}\n')
         _write(os.path.join(tmp, "docs", "results", "other.json"), '{"x": 5}\n')
         _write(os.path.join(tmp, "docs", "results", "run.md"), "# Run\n")
+        for gpu in ("h100-x", "h200-x"):  # same name, two files: a link to one does not vouch for the other
+            _write(os.path.join(tmp, "docs", "results", "raw", gpu, "run.json"), '{"results": [{"tflops": 12.34}]}\n')
         _write(os.path.join(tmp, "docs", "results", "raw", "ncu.txt"),
                "sm__throughput.avg.pct_of_peak_sustained_elapsed   %   87.34\n")
         good = "\n".join([
@@ -1140,6 +1150,11 @@ def self_test_pages():
             "03_a.md": (good.replace("12.3<!--", "12.5<!--", 1), [(line_of(good, "12.3<!--"), ("12.5", "run.json"))]),
             "04_b.md": (good.replace("([run.json](../results/run.json))", "([run.md](../results/run.md))"),
                         [(line_of(good, "([run.json]"), ("the link names run.md but the figure reads run.json",))]),
+            "04_x.md": (good.replace("12.3<!-- from run.json: results[0].tflops --> TFLOP/s ([run.json](../results/run.json))",
+                                     "12.3<!-- from h200-x/run.json: results[0].tflops --> TFLOP/s "
+                                     "([run.json](../results/raw/h100-x/run.json))"),
+                        [(line_of(good, "([run.json]"), ("the link names raw/h100-x/run.json but the figure reads "
+                                                         "raw/h200-x/run.json",))]),
             "05_c.md": (good.replace("## Prediction\n\nAbout 12 TFLOP/s.\n\n", ""),
                         [(1, ("'## Prediction' is missing",))]),
             "06_d.md": (good.replace("+int b5 = 5;", "+int b5 = 6;"), [(at, ("stale", "--fix"))]),

@@ -491,5 +491,17 @@ else
     expect 3 'no CUDA device' -- --kernel "$n1" --size 64,64,64 --no-tuned-baseline
     expect 3 'no CUDA device' -- --kernel "$n1" --size 64,64,64 --energy
 fi
+# sgemm_timeline (built beside the runner): a bad command line exits 2 before any GPU work. The timeline
+# kernels exist only in tuning builds; any build must refuse a kernel that stamps nothing.
+timeline="$(dirname "$runner")/sgemm_timeline"
+if [[ -x $timeline ]]; then
+    saved_runner=$runner; runner=$timeline
+    expect 2 'required' --
+    expect 2 '--step is required' -- --kernel "$n1" --size 64,64,64 --out /dev/null
+    expect 2 'at least 1' -- --kernel "$n1" --size 0,64,64 --step 01 --out /dev/null
+    expect 2 "unknown kernel 'bogus'" -- --kernel bogus --size 64,64,64 --step 01 --out /dev/null
+    expect 2 "stamps no timeline" -- --kernel "$n1" --size 64,64,64 --step 01 --out /dev/null
+    runner=$saved_runner
+fi
 echo "runner_cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

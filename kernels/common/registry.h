@@ -199,8 +199,8 @@ concept KernelConfig = requires { &Config::launch; };
 
 struct Registration {
     // Throws std::logic_error (at start-up) on a duplicate number or name, a name outside
-    // [a-z0-9_]+, a missing launch function, a sub-step whose letter is not 'a' to 'i' or whose number is
-    // no step's (1 to kTunedBaseline - 1), a tuning variant whose name starts with no registered
+    // [a-z0-9_]+, a missing launch function, a sub-step whose letter is not 'a' to 'i' or whose number lies
+    // outside 1 to kTunedBaseline - 1 (that its step exists, the registry's tests check), a tuning variant whose name starts with no registered
     // step's name and '_' (a variant registers after its step, in the step's file), or a
     // gemm_function or SASS function outside the kernel's sgemm_NN_ functions.
     explicit Registration(const KernelSpec& spec);
