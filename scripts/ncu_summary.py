@@ -205,6 +205,9 @@ def main(argv=None):
     p.add_argument("--size", type=parse_size, metavar="M,N,K", help="GEMM size, to turn the duration into TFLOP/s")
     p.add_argument("--metrics", action="store_true",
                    help="print the comma-separated metric list scripts/profile.sh requests and exit")
+    p.add_argument("--raw", metavar="PREFIXES",
+                   help="instead of the summary: every metric whose name starts with one of these comma-separated "
+                        "prefixes, one 'name value unit' line each (for pages that quote a metric the summary omits)")
     p.add_argument("--drop-named-in", metavar="LOG",
                    help="with --metrics: leave out the metrics that ncu's errors in LOG name as unknown")
     args = p.parse_args(argv)
@@ -236,6 +239,12 @@ def main(argv=None):
     except SummaryError as e:
         print(f"ncu_summary.py: error: {args.csv}: {e}", file=sys.stderr)
         return 1
+    if args.raw:
+        prefixes = tuple(x for x in args.raw.split(",") if x)
+        print("\n\n".join("\n".join(f"{name} {value.replace(',', '')} {unit}".rstrip()
+                                     for name, (value, unit) in r.items() if name.startswith(prefixes))
+                          for r in rows))
+        return 0
     print("\n\n".join(summarise(r, args.size) for r in rows))
     return 0
 

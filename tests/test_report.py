@@ -1351,6 +1351,20 @@ class NcuSummaryTest(unittest.TestCase):
         self.assertIn("global ld sectors/req  4.00", text)
         self.assertIn("top 3 stall reasons    long_scoreboard 1.25, mio_throttle 0.75, barrier 0.50", text)
 
+    def test_raw_metrics(self):
+        # --raw PREFIXES: the named metrics, one "name value unit" line each, thousands separators dropped.
+        path = os.path.join(tempfile.mkdtemp(), "ncu.csv")
+        with open(path, "w") as f:
+            f.write(NCU_CSV)
+        out = subprocess.run([sys.executable, os.path.join(SCRIPTS, "ncu_summary.py"), path, "--raw",
+                              "gpu__time,dram__bytes.sum"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        self.assertTrue(lines and all(re.match(r"^(gpu__time|dram__bytes\.sum)\S* [\d.]+( \S+)?$", ln) for ln in lines),
+                        lines)
+        self.assertTrue(any(ln.startswith("dram__bytes.sum ") for ln in lines), lines)
+        shutil.rmtree(os.path.dirname(path))
+
     def test_no_rows(self):
         with self.assertRaises(ncu_summary.SummaryError):
             ncu_summary.parse_raw_csv("==PROF== nothing profiled\n")
