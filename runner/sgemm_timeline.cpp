@@ -9,7 +9,7 @@
 // compute_end; cycle: SM clock cycles after the block's first stamp; role: all (steps 08, 09: thread 0
 // speaks for the block), producer, consumer0, consumer1 (step 11). Needs a -DSGEMM_TUNING=ON build.
 //
-//   sgemm_timeline --kernel double_buffering_timeline --size 4096,4096,4096 --out 08.csv [--step 08]
+//   sgemm_timeline --kernel double_buffering_timeline --size 4096,4096,4096 --step 08 --out 08.csv
 //
 // Exit status (cli.h): 0 success, 2 usage error (before any GPU work), 3 no usable GPU or a CUDA error.
 #include <algorithm>

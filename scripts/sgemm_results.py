@@ -6,6 +6,8 @@ schema ``sgemm-steps/1`` are read too).
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import json
 import math
 import os
@@ -134,6 +136,18 @@ def ladder_key(k: dict) -> tuple:
         return (1, number, 0, "")
     return (0, number, 1, "")
 
+
+
+def load_script(path: str, module: str | None = None):
+    """The script at `path` (a name: scripts/NAME) as a module: the scripts have no .py suffix, so import
+    cannot find them. `module` names it (default: the file's name with '_script')."""
+    if os.sep not in path and "/" not in path:
+        path = os.path.join(REPO_ROOT, "scripts", path)
+    module = module or os.path.basename(path).replace("-", "_") + "_script"
+    loader = importlib.machinery.SourceFileLoader(module, path)
+    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(module, loader))
+    loader.exec_module(mod)
+    return mod
 
 def is_baseline(k: dict) -> bool:
     """cuBLAS or the tuned cuBLASLt baseline: the registry's flag (--list --json), else by number."""

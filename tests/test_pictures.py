@@ -11,21 +11,13 @@ import subprocess
 import sys
 import tempfile
 import unittest
-from importlib.machinery import SourceFileLoader
-from importlib.util import module_from_spec, spec_from_loader
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "scripts", "pictures")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import sgemm_results as sr  # noqa: E402
 
-
-def load_pictures():
-    loader = SourceFileLoader("pictures", SCRIPT)  # no .py suffix: load it by hand
-    module = module_from_spec(spec_from_loader("pictures", loader))
-    loader.exec_module(module)
-    return module
-
-
-pictures = load_pictures()
+pictures = sr.load_script(SCRIPT, "pictures")
 
 # The names the step-page template links to (docs/kernels/*.md, "## The picture").
 NAMES = (["%02d-thread-map.svg" % n for n in range(1, 8)] +

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -32,9 +30,9 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_paths  # noqa: E402  (its pattern for absolute paths)
 
-spec = importlib.util.spec_from_loader("profile_ladder", importlib.machinery.SourceFileLoader("profile_ladder", TOOL))
-pl = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(pl)
+import sgemm_results as sr  # noqa: E402
+
+pl = sr.load_script(TOOL, "profile_ladder")
 
 try:
     import matplotlib  # noqa: F401

@@ -14,9 +14,7 @@ else always runs.
 from __future__ import annotations
 
 import hashlib
-import importlib.machinery
 import io
-import importlib.util
 import json
 import math
 import os
@@ -377,9 +375,7 @@ class ReportPlotsTest(unittest.TestCase):
         return path
 
     def test_intensity(self):
-        spec = importlib.util.spec_from_loader("report_mod", importlib.machinery.SourceFileLoader("report_mod", REPORT))
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+        mod = sr.load_script(REPORT, "report_mod")
         self.assertAlmostEqual(mod.compulsory_intensity((4096, 4096, 4096)), 4096 / 6)
         self.assertAlmostEqual(mod.compulsory_intensity((2, 3, 4)), 2 * 24 / (4 * (8 + 12 + 6)))
 
@@ -395,7 +391,7 @@ class ReportPlotsTest(unittest.TestCase):
     def test_irregular_plot_rule(self):
         """The plot compares the last five steps with irregular results, whatever their numbers: a step 13
         joins it, a step without irregular rows and a tuning variant do not."""
-        mod = load_script("report_irr_mod", REPORT)
+        mod = sr.load_script(REPORT, "report_irr_mod")
         doc = ladder_doc(13, without_irregular=(11,))
         self.assertEqual([k["number"] for k in mod.irregular_kernels(mod.Model(doc))], [8, 9, 10, 12, 13])
         doc = ladder_doc(4)
@@ -756,7 +752,7 @@ class BenchTest(unittest.TestCase):
             text = f.read()
         self.assertIn("| 99 | cuBLASLt tuned (tuned reference) | cuBLASLt, the fastest algorithm |", text)
         self.assertNotIn("kernels/99_cublaslt.md", text)
-        report = load_script("report_tuned", REPORT)
+        report = sr.load_script(REPORT, "report_tuned")
         model = report.Model(doc)
         self.assertEqual([k["number"] for k in model.kernels], [1, 2, 3, 0, 99])
         self.assertNotIn(99, [k["number"] for k in report.irregular_kernels(model)])
@@ -1155,7 +1151,7 @@ class ReportZooTest(unittest.TestCase):
         return [c.strip() for c in line.strip().strip("|").split("|")]
 
     def test_statistics(self):
-        mod = load_script("report_zoo_mod", REPORT)
+        mod = sr.load_script(REPORT, "report_zoo_mod")
         doc = zoo_doc()
         zm = mod.ZooModel(doc, mod.zoo_split(doc)[0])
         st = zm.stats(10)
@@ -1376,13 +1372,6 @@ class NcuSummaryTest(unittest.TestCase):
         self.assertEqual(ncu_summary.metrics_named_in("launch__shared_mem_per_block_static is fine\n"), [])
 
 
-def load_script(name, path):
-    spec = importlib.util.spec_from_loader(name, importlib.machinery.SourceFileLoader(name, path))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def sass_function(name, lines, template="ILi1EEEvv"):
     """One kernel as cuobjdump -sass prints it, from (address, text) pairs; name as Itanium mangles it."""
     body = "".join(f"        /*{addr:04x}*/                   {text} ;  /* 0x0 */\n" for addr, text in lines)
@@ -1402,7 +1391,7 @@ SASS_12 = [(0x00, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R1+URZ], R2"), (0x10, "@!
 
 class SassParsingTest(unittest.TestCase):
     def test_sass_stats_main_loop_of_a_tensor_core_kernel(self):
-        ss = load_script("sass_stats_mod", os.path.join(SCRIPTS, "sass_stats"))
+        ss = sr.load_script(os.path.join(SCRIPTS, "sass_stats"), "sass_stats_mod")
         text = "\tcode for sm_90a\n" + sass_function("sgemm_12_3xtf32_wgmma", SASS_12)
         (name, instrs), = ss.parse_sass(text).items()
         self.assertEqual(ss.demangle(name), "sgemm_12_3xtf32_wgmma<1>")
@@ -1419,7 +1408,7 @@ class SassParsingTest(unittest.TestCase):
     def test_sass_stats_steps_from_the_registry(self):
         """A function's step is its registered kernel's (the longest function prefix), not a number read
         from its name: a step 13 is placed after step 12, a function of no kernel last."""
-        ss = load_script("sass_stats_reg_mod", os.path.join(SCRIPTS, "sass_stats"))
+        ss = sr.load_script(os.path.join(SCRIPTS, "sass_stats"), "sass_stats_reg_mod")
         kernels = [{"number": 0, "name": "cublas", "step": 0, "functions": None},
                    {"number": 12, "name": "old", "step": 12, "functions": "sgemm_12_"},
                    {"number": 13, "name": "next_step", "step": 13, "functions": "sgemm_13_"},
@@ -1679,7 +1668,7 @@ class CalibratePlannerTest(unittest.TestCase):
         self.assertIn('    {"Test GPU 9000 (synthetic)",\n        "# step 13 calibration', src)
 
     def test_defaults_from_the_kernel(self):
-        mod = load_script("calibrate_mod", self.TOOL)
+        mod = sr.load_script(self.TOOL, "calibrate_mod")
         k = {"number": 13, "name": "next_step", "step": 13}
         self.assertEqual(mod.default_header(k), os.path.join(REPO, "kernels", "13_next_step", "calibration.h"))
         self.assertEqual(mod.default_model(k), os.path.join(REPO, "build", "runner", "step13_model"))
@@ -1718,7 +1707,7 @@ class AccuracyTableTest(unittest.TestCase):
         return d
 
     def test_rows_ratios_and_errors(self):
-        tool = load_script("accuracy_table_mod", os.path.join(SCRIPTS, "accuracy_table"))
+        tool = sr.load_script(os.path.join(SCRIPTS, "accuracy_table"), "accuracy_table_mod")
         text = tool.table(self.doc(), ["3"], "raw/x.json")
         self.assertIn("### 1024³", text)
         self.assertIn("[`raw/x.json`](raw/x.json)", text)
@@ -1883,7 +1872,7 @@ class EnergyTableTest(unittest.TestCase):
     def test_deterministic_and_default_out(self):
         first = self.page()
         self.assertEqual(self.page(), first)
-        tool = load_script("energy_table_mod", self.TOOL)
+        tool = sr.load_script(self.TOOL, "energy_table_mod")
         os.makedirs(os.path.join(self.tmp, "docs", "results"))
         with mock.patch.object(sr, "REPO_ROOT", self.tmp), mock.patch("sys.stdout", new=io.StringIO()):
             self.assertEqual(tool.main(["--sizes", self.sizes, "--energy", self.energy]), 0)

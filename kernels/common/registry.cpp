@@ -166,11 +166,14 @@ const KernelInfo* find_kernel(std::string_view key) {
     const char letter = key.back();
     const bool sub_step_key =
         !numeric && !digits.empty() && digits.size() <= 4 && all_digits(digits) && letter >= 'a' && letter <= 'z';
+    // The number a numeric key names, or the step a sub-step key names; -1 for none (5 digits and more).
+    const int number = numeric && key.size() <= 4 ? std::stoi(std::string(key))
+        : sub_step_key                            ? std::stoi(std::string(digits))
+                                                  : -1;
     for (const auto& k : registry()) {
         if (numeric) {
-            if (key.size() <= 4 && std::stoi(std::string(key)) == k.spec.number) return &k;
-        } else if ((sub_step_key && k.spec.part == letter && std::stoi(std::string(digits)) == k.step) ||
-                   key == k.name || key == k.label()) {
+            if (number == k.spec.number) return &k;
+        } else if ((sub_step_key && k.spec.part == letter && number == k.step) || key == k.name || key == k.label()) {
             return &k;
         }
     }
