@@ -174,6 +174,10 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     const int num_k_tiles = min(sgemm::ceil_div(K, BK) - kt_begin, k_tiles_per_split);  // and how many
 
     if (tid == 0) sgemm::init_stage_barriers(full, empty, STAGES, kConsumers);  // empty: every consumer thread arrives
+    // Launched while the split still runs: the setup above overlaps it; the operands, the flag and
+    // C are touched only after it has finished.
+    sgemm::wait_prior_grid();
+    sgemm::allow_next_grid();
     // Whether the pre-pass scaled the operands (some element lay outside the band): only then does
     // the epilogue scale back, with the exponents the producer's spare warps put in shared memory.
     // Read by each role after its setmaxnreg, like the tile.
@@ -357,41 +361,78 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
 }
 
 // [doc:split]
-// src rows x cols (ld_src) -> big, small: the same (kTranspose = false) or transposed, pitch ld_dst
-// (a multiple of 4: TMA's 16-byte row pitch). small == nullptr: big only. Two passes use it:
+// One operand's split: src rows x cols (ld_src) -> big, small: the same (kTranspose = false) or
+// transposed, pitch ld_dst (a multiple of 4: TMA's 16-byte row pitch). small == nullptr: big only.
+// max_bits: the scan's maxima of the destination rows (the scaled pass only).
+struct SplitJob {
+    int rows, cols;
+    const float* src;
+    int ld_src;
+    const unsigned* max_bits;
+    float *big, *small;
+    int col_blocks;  // blocks per 32 rows of src, each walking every col_blocks-th 32 columns
+    __host__ __device__ long long blocks() const {
+        return static_cast<long long>(sgemm::ceil_div(rows, sgemm::kStageTile)) * col_blocks;
+    }
+};
+
+// Two passes split both operands, B's job in the grid's first blocks, A's in the rest:
 // - first, unscaled (kScaled = false), setting *flag when a finite nonzero element lies outside
 //   the band [kBandBottom, kBandTop);
-// - then, only if *flag is set, again with each destination row r scaled by 2^-e(r) (max_bits:
-//   the scan's maxima of those rows), setting flag[1] if a scaled element still lies below the
-//   band (a row or column spanning more than 2^52): then the tensor cores may lose a product that
-//   matters, and the FFMA kernel computes C instead. Otherwise its blocks return at once.
+// - then, only if *flag is set, again with each destination row r scaled by 2^-e(r), setting
+//   flag[1] if a scaled element still lies below the band (a row or column spanning more than
+//   2^52): then the tensor cores may lose a product that matters, and the FFMA kernel computes C
+//   instead. Otherwise its blocks return at once.
 template <bool kTranspose, Tf32 kMode, bool kScaled>
-__global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows, 6)
-    sgemm_12_3xtf32_wgmma_split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits,
-                                unsigned* flag, float* big, float* small, long long ld_dst) {
-    if (kScaled && *flag == 0) return;
+__device__ __forceinline__ void split_rows(const SplitJob& job, long long block, unsigned* flag, long long ld_dst) {
     // This thread's smallest nonzero and largest magnitude, as bits (non-negative floats order like
     // their bits): |x| - 1 wraps zero to the largest value, so zeros never count as small. Inf and
     // NaN count as large: they set the flag too (the scaled pass then leaves them as they are).
     unsigned lo = ~0u, hi = 0;
     bool below = false;
-    sgemm::stage_tiles<kTranspose>(rows, cols, src, ld_src, [&](int row, int col, float x) {
-        if constexpr (kScaled) {
-            x = mul_pow2(x, -scale_exponent(max_bits, row));
-            const float ax = fabsf(x);
-            below |= ax != 0.0f && ax < kBandBottom;  // still outside the band: see flag[1]
-        } else {
-            const unsigned magnitude = __float_as_uint(x) & 0x7fffffffu;
-            lo = min(lo, magnitude - 1);
-            hi = max(hi, magnitude);
-        }
-        const float hi = to_tf32<kMode>(x);
-        const size_t at = static_cast<size_t>(row) * ld_dst + col;
-        big[at] = hi;
-        if (small) small[at] = to_tf32<kMode>(x - hi);
-    });
+    sgemm::stage_tiles<kTranspose>(
+        job.rows, job.cols, job.src, job.ld_src,
+        [&](int row, int col, float x) {
+            if constexpr (kScaled) {
+                x = mul_pow2(x, -scale_exponent(job.max_bits, row));
+                const float ax = fabsf(x);
+                below |= ax != 0.0f && ax < kBandBottom;  // still outside the band: see flag[1]
+            } else {
+                const unsigned magnitude = __float_as_uint(x) & 0x7fffffffu;
+                lo = min(lo, magnitude - 1);
+                hi = max(hi, magnitude);
+            }
+            const float hi = to_tf32<kMode>(x);
+            const size_t at = static_cast<size_t>(row) * ld_dst + col;
+            job.big[at] = hi;
+            if (job.small) job.small[at] = to_tf32<kMode>(x - hi);
+        },
+        static_cast<int>(block / job.col_blocks), static_cast<int>(block % job.col_blocks), job.col_blocks);
     if (!kScaled && (lo < __float_as_uint(kBandBottom) - 1 || hi >= __float_as_uint(kBandTop))) atomicOr(flag, 1u);
     if (kScaled && below) atomicOr(flag + 1, 1u);
+}
+
+// One launch for both operands: kTransB / kTransA say which source is stored N- or M-major (B in NN,
+// A in TN and TT) and is transposed into K-major rows; kModeA may differ (kCopy: A split in smem).
+template <bool kTransB, bool kTransA, Tf32 kModeB, Tf32 kModeA, bool kScaled>
+__global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows, 6)
+    sgemm_12_3xtf32_wgmma_split(SplitJob b, SplitJob a, unsigned* flag, long long ld_dst) {
+    sgemm::wait_prior_grid();
+    sgemm::allow_next_grid();
+    if (kScaled && *flag == 0) return;
+    const long long block = blockIdx.x;
+    if (block < b.blocks())
+        split_rows<kTransB, kModeB, kScaled>(b, block, flag, ld_dst);
+    else
+        split_rows<kTransA, kModeA, kScaled>(a, block - b.blocks(), flag, ld_dst);
+}
+// [/doc:split]
+
+// The maxima and the flags start at 0 on every launch (the workspace may hold anything): the chain's
+// first kernel, an ordinary launch, so that everything before it in the stream has finished.
+__global__ void __launch_bounds__(256) sgemm_12_3xtf32_wgmma_clear(unsigned* words, long long count) {
+    sgemm::allow_next_grid();
+    for (long long i = blockIdx.x * 256ll + threadIdx.x; i < count; i += gridDim.x * 256ll) words[i] = 0;
 }
 
 // [doc:scan]
@@ -460,6 +501,8 @@ __device__ __forceinline__ void scan_item(const ScanJob& job, int K, long long i
 
 __global__ void __launch_bounds__(kScanThreads)
     sgemm_12_3xtf32_wgmma_scan(int K, ScanJob a, ScanJob b, const unsigned* flag) {
+    sgemm::wait_prior_grid();
+    sgemm::allow_next_grid();
     if (*flag == 0) return;  // every element in the band: no scaling (the maxima stay 0: exponent 0)
     const int lane = threadIdx.x % 32;
     const long long a_items = a.items(K), all = a_items + b.items(K);
@@ -487,6 +530,7 @@ __global__ void __launch_bounds__(kSmallThreads)
     constexpr int kMaxK = kMinTensorK - 1;  // k per slice: one slice below kMinTensorK
     constexpr int kRowsPerThread = kSmallBM / (kSmallThreads / 32);
     static_assert(kSmallBN == 4 * 32, "a warp covers the tile's columns with one float4 per lane");
+    sgemm::wait_prior_grid();  // the last of the tensor-core path's chain (a no-op when launched alone)
     if (only_if != nullptr && *only_if == 0) return;  // the fallback of the tensor-core path, not needed
     // The block's A (32 x k) and B (k x 128) slices, all loads of a slice in flight together, zero
     // outside the matrices. Below kMinTensorK one slice is all of K.
@@ -545,6 +589,8 @@ __global__ void __launch_bounds__(256)
     sgemm_12_3xtf32_wgmma_reduce(int M, int N, int splits, const float* partials, const unsigned* row_max,
                                  const unsigned* col_max, const unsigned* flag, float alpha, float beta, float* C,
                                  int ldc) {
+    sgemm::wait_prior_grid();
+    sgemm::allow_next_grid();
     if (flag[1] != 0) return;  // the FFMA kernel computes C
     const std::size_t mn = static_cast<std::size_t>(M) * N;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < mn;
@@ -562,11 +608,50 @@ __global__ void __launch_bounds__(256)
 using sgemm::align256;
 using sgemm::round_up4;
 
-constexpr int kMinKTilesPerSplit = 8;  // a split's pipeline must run long enough to pay for its fill
+// [doc:model]
+// Step 12's time on a shape, as its own plan and step 13's planner weigh it: its launches (the
+// chain of clear, split, scan, scaled split, GEMM and the FFMA fallback's check, plus a reduction
+// when K is split: one ordinary launch, the rest chained, kChainedLaunchSeconds each), the pre-pass
+// (reads 4 and writes 8 bytes per element of A and B), and the GEMM: waves of 128 x 128 tiles (one
+// block per SM), each tile a fixed cost (the pipeline's fill and the epilogue, which one tile per
+// block does not overlap with another tile's mainloop) plus its k-tiles at the tensor cores' TF32
+// rate / 3 products times the fraction the mainloop reaches; or the bytes it must move, if more.
+// The fixed cost and the fraction are least-squares fits of measured / modelled GEMM time over a
+// random shape zoo on an H100 (7.2 us, 0.51; see docs/kernels/13_one_call.md). Below kMinTensorK,
+// the FFMA kernel's store-bound time: its stores reach about half the rate of a streaming kernel
+// (41 % of the DRAM peak at 46341 x 46341 x 2 on an H200, where step 10's outer-product kernel
+// reaches 85 %). Rates from the GPU at hand (gpu_at_hand in kernels/common/check.h, peaks from
+// gpu_rates.h).
+using sgemm::kChainedLaunchSeconds;
+using sgemm::kLaunchSeconds;
+constexpr double kTileSeconds = 7.2e-6, kTensorFraction = 0.51, kSmallKStoreFraction = 0.5;
+constexpr int kChainLaunches = 6;  // clear, split, scan, scaled split, GEMM, fallback check
+
+struct Rates {
+    int sms;
+    double tensor, dram;  // 3xTF32 FLOP/s of one SM at kTensorFraction; DRAM bytes/s a streaming kernel reaches
+};
+Rates rates_at_hand() {
+    const sgemm::GpuAtHand& g = sgemm::gpu_at_hand();
+    return {g.sms, sgemm::tf32_tensor_peak_flops(g.cc, g.sms, g.sm_clock_hz) / 3 / g.sms * kTensorFraction,
+            sgemm::dram_peak_bytes_per_s(g.mem_clock_hz, g.bus_bits) * sgemm::kStreamDramFraction};
+}
+
+// The GEMM with K split into `splits` ranges of `per_split` k-tiles, and the reduction if split.
+double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const Rates& r) {
+    const double mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;
+    const double c_bytes = 4 * mn * (a.beta == 0.0f ? 1 : 2);
+    const double waves = std::ceil(double(sgemm::tile_total(a.M, a.N, 128, 128)) * splits / r.sms);
+    const double tile_seconds = 2.0 * 128 * 128 * 16 * per_split / r.tensor;
+    const double gemm = std::max(waves * (kTileSeconds + tile_seconds), (8 * (mk + kn) + c_bytes) / r.dram);
+    return gemm + (splits > 1 ? (8 * mn * splits + c_bytes) / r.dram + kChainedLaunchSeconds : 0);
+}
+// [/doc:model]
 
 // [doc:plan]
 // What launch() runs on a shape: FFMA for small K, else the tensor-core GEMM, with K split over
-// `splits` blocks per tile when the tiles alone would leave SMs idle.
+// `splits` blocks per tile when the tiles alone would leave SMs idle: as many as the model above
+// says pay for their partial sums' extra bytes and reduction, all in one wave.
 struct Plan {
     bool small_k = false;
     int splits = 1, k_tiles_per_split = 0;
@@ -578,15 +663,20 @@ Plan plan(const sgemm::GemmArgs& a) {
     if (a.K < kMinTensorK) return {.small_k = true};
     const int k_tiles = sgemm::ceil_div(a.K, BK);
     const long long tiles = sgemm::tile_total(a.M, a.N, BM, BN);
-    // One block per SM (its shared memory): with fewer tiles than SMs, split K until they are used,
-    // keeping every split at least kMinKTilesPerSplit k-tiles long.
-    const int sms = sgemm::gpu_at_hand().sms;
-    int splits = 1;
-    if (tiles < sms)
-        splits = static_cast<int>(std::max(1ll, std::min<long long>(sms / tiles, k_tiles / kMinKTilesPerSplit)));
-    const int per_split = sgemm::ceil_div(k_tiles, splits);
-    return {
-        .small_k = false, .splits = sgemm::ceil_div(k_tiles, per_split), .k_tiles_per_split = per_split, .sms = sms};
+    const Rates r = rates_at_hand();
+    Plan best{.small_k = false, .splits = 1, .k_tiles_per_split = k_tiles, .sms = r.sms};
+    double best_seconds = gemm_seconds(a, 1, k_tiles, r);
+    const long long most = std::min<long long>(tiles < r.sms ? r.sms / tiles : 1, k_tiles);
+    for (int s = 2; s <= most; ++s) {
+        const int per_split = sgemm::ceil_div(k_tiles, s);
+        if (sgemm::ceil_div(k_tiles, per_split) != s) continue;  // the same ranges as fewer splits
+        const double seconds = gemm_seconds(a, s, per_split, r);
+        if (seconds < best_seconds) {
+            best = {.small_k = false, .splits = s, .k_tiles_per_split = per_split, .sms = r.sms};
+            best_seconds = seconds;
+        }
+    }
+    return best;
 }
 // [/doc:plan]
 
@@ -629,31 +719,47 @@ Workspace carve(const sgemm::GemmArgs& a, int splits, std::uintptr_t base) {
     return w;
 }
 
-template <bool kTranspose, Tf32 kMode, bool kScaled = false>
-void split(int rows, int cols, const float* src, int ld_src, const unsigned* max_bits, unsigned* flag, float* big,
-           float* small, long long ld_dst, cudaStream_t stream) {
-    // The scaled pass usually finds its flag clear: few blocks per 32 rows end soonest then.
-    sgemm::launch_checked(sgemm_12_3xtf32_wgmma_split<kTranspose, kMode, kScaled>,
-                          sgemm::stage_grid(rows, cols, kScaled ? kRescueColBlocks : sgemm::kMaxGridY),
-                          dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, rows, cols, src, ld_src, max_bits,
-                          flag, big, small, ld_dst);
-}
-
-// The split of one operand into rows x K (K-major) destinations: a transposed source is K x rows.
-template <Tf32 kMode, bool kScaled = false>
-void stage(bool transpose, int rows, int K, const float* src, int ld_src, const unsigned* max_bits, unsigned* flag,
-           float* big, float* small, long long ld_dst, cudaStream_t stream) {
-    if (transpose)
-        split<true, kMode, kScaled>(K, rows, src, ld_src, max_bits, flag, big, small, ld_dst, stream);
+// Both operands' split in one launch (see the split kernel), chained after the kernel before it.
+// B's source is transposed into K-major rows unless op(B) = B^T; A's only if op(A) = A^T.
+template <Tf32 kModeB, Tf32 kModeA, bool kScaled>
+void split(bool b_t, bool a_t, const sgemm::GemmArgs& args, const unsigned* row_max, const unsigned* col_max,
+           unsigned* flag, const Workspace& w, long long ld_dst, cudaStream_t stream) {
+    const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
+    // Each job's own blocks per 32 rows: one per 32 columns, but the scaled pass usually finds its
+    // flag clear, and few blocks end soonest then.
+    const auto job = [&](int rows, int cols, const float* src, int ld, const unsigned* max_bits, float* big,
+                         float* small) {
+        const int col_blocks =
+            std::min(sgemm::ceil_div(cols, sgemm::kStageTile), kScaled ? kRescueColBlocks : sgemm::kMaxGridY);
+        return SplitJob{rows, cols, src, ld, max_bits, big, small, col_blocks};
+    };
+    const SplitJob b =
+        b_t ? job(N, K, B, ldb, col_max, w.b_big, w.b_small) : job(K, N, B, ldb, col_max, w.b_big, w.b_small);
+    const SplitJob a =
+        a_t ? job(K, M, A, lda, row_max, w.a_big, w.a_small) : job(M, K, A, lda, row_max, w.a_big, w.a_small);
+    const dim3 grid(static_cast<unsigned>(b.blocks() + a.blocks()));  // below 2^31: one per 1024 elements at most
+    const auto go = [&](auto kernel) {
+        sgemm::launch_chained(kernel, grid, dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, b, a, flag, ld_dst);
+    };
+    if (b_t)
+        a_t ? go(sgemm_12_3xtf32_wgmma_split<false, true, kModeB, kModeA, kScaled>)
+            : go(sgemm_12_3xtf32_wgmma_split<false, false, kModeB, kModeA, kScaled>);
     else
-        split<false, kMode, kScaled>(rows, K, src, ld_src, max_bits, flag, big, small, ld_dst, stream);
+        a_t ? go(sgemm_12_3xtf32_wgmma_split<true, true, kModeB, kModeA, kScaled>)
+            : go(sgemm_12_3xtf32_wgmma_split<true, false, kModeB, kModeA, kScaled>);
 }
 
+// Alone (only_if == nullptr), an ordinary launch; as the tensor-core path's fallback, the chain's last.
 void launch_small_k(const sgemm::GemmArgs& args, cudaStream_t stream, const unsigned* only_if = nullptr) {
     const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
-    sgemm::launch_checked(sgemm_12_3xtf32_wgmma_small_k, dim3(sgemm::tile_count(M, N, kSmallBM, kSmallBN)),
-                          dim3(kSmallThreads), 0, stream, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
-                          sgemm::rows_are_16b_aligned(C, ldc), only_if, op_a == sgemm::Op::kT, op_b == sgemm::Op::kT);
+    const dim3 grid(sgemm::tile_count(M, N, kSmallBM, kSmallBN)), block(kSmallThreads);
+    const bool c_vec_ok = sgemm::rows_are_16b_aligned(C, ldc), a_t = op_a == sgemm::Op::kT, b_t = op_b == sgemm::Op::kT;
+    if (only_if)
+        sgemm::launch_chained(sgemm_12_3xtf32_wgmma_small_k, grid, block, 0, stream, M, N, K, alpha, beta, A, lda, B,
+                              ldb, C, ldc, c_vec_ok, only_if, a_t, b_t);
+    else
+        sgemm::launch_checked(sgemm_12_3xtf32_wgmma_small_k, grid, block, 0, stream, M, N, K, alpha, beta, A, lda, B,
+                              ldb, C, ldc, c_vec_ok, only_if, a_t, b_t);
 }
 
 // Template arguments as sgemm_12_3xtf32_wgmma's.
@@ -670,27 +776,29 @@ struct Gemm {
         const Workspace w = carve<kProducts, kSplitA>(args, p.splits, reinterpret_cast<std::uintptr_t>(workspace));
         const auto& [b_big, b_small, a_big, a_small, partials, row_max, col_max, flag, bytes, maxima_bytes] = w;
         const long long ld = round_up4(K);
-        sgemm::check(cudaMemsetAsync(row_max, 0, maxima_bytes, stream));  // maxima and flag
         const unsigned* a_scale = row_max;
 
         // [doc:launch-sequence]
-        // Split unscaled, flagging elements outside the band; then, only if one was, scan for the
-        // maxima and split again, scaled (otherwise these three launches return at once).
-        // wgmma reads both K-major: B is transposed in NN (its rows are K's), A in TN and TT.
+        // One chain of kernels, each launched while the one before it runs (launch_chained): clear
+        // the maxima and the flags; split both operands unscaled, flagging elements outside the band;
+        // then, only if one was, scan for the maxima and split again, scaled (otherwise these two
+        // launches return at once). wgmma reads both K-major: B is transposed in NN, A in TN and TT.
+        const long long words = static_cast<long long>(maxima_bytes / sizeof(unsigned));
+        const long long clear_blocks = std::min<long long>((words + 255) / 256, 4ll * p.sms);
+        sgemm::launch_checked(sgemm_12_3xtf32_wgmma_clear, dim3(static_cast<unsigned>(clear_blocks)), dim3(256), 0,
+                              stream, row_max, words);
         constexpr Tf32 kModeA = kSplitA ? Tf32::kCopy : kMode;  // kCopy: scale (if so), no split
         const bool a_t = op_a == sgemm::Op::kT, b_t = op_b == sgemm::Op::kT;
-        stage<kMode>(!b_t, N, K, B, ldb, nullptr, flag, b_big, b_small, ld, stream);
-        stage<kModeA>(a_t, M, K, A, lda, nullptr, flag, a_big, a_small, ld, stream);
+        split<kMode, kModeA, false>(b_t, a_t, args, nullptr, nullptr, flag, w, ld, stream);
         {
             const ScanJob a_job{A, lda, M, !a_t, row_max}, b_job{B, ldb, N, b_t, col_max};
             const long long items = a_job.items(K) + b_job.items(K);
             const int blocks = static_cast<int>(
                 std::min<long long>((items + kScanThreads / 32 - 1) / (kScanThreads / 32), 32ll * p.sms));
-            sgemm::launch_checked(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, K, a_job,
+            sgemm::launch_chained(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, K, a_job,
                                   b_job, flag);
         }
-        stage<kMode, true>(!b_t, N, K, B, ldb, col_max, flag, b_big, b_small, ld, stream);
-        stage<kModeA, true>(a_t, M, K, A, lda, row_max, flag, a_big, a_small, ld, stream);
+        split<kMode, kModeA, true>(b_t, a_t, args, row_max, col_max, flag, w, ld, stream);
 
         using Box = Boxes<BM, BN, BK>;
         // [doc:maps]
@@ -704,12 +812,12 @@ struct Gemm {
         const bool c_vec2_ok = reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && ldc % 2 == 0;
         const dim3 block((BM / kWgM) * 128 + kProducerThreads);
         const dim3 grid(sgemm::tile_count(M, N, BM, BN) * p.splits);  // 1-D: rasterized in the kernel
-        sgemm::launch_checked(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, flag, a_scale,
+        sgemm::launch_chained(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, flag, a_scale,
                               col_max, p.k_tiles_per_split, partials, a_big_map, a_small_map, b_big_map, b_small_map);
         if (partials) {
             const std::size_t mn = static_cast<std::size_t>(M) * N;
             const int blocks = static_cast<int>(std::min<std::size_t>((mn + 255) / 256, 32ull * p.sms));
-            sgemm::launch_checked(sgemm_12_3xtf32_wgmma_reduce, dim3(blocks), dim3(256), 0, stream, M, N, p.splits,
+            sgemm::launch_chained(sgemm_12_3xtf32_wgmma_reduce, dim3(blocks), dim3(256), 0, stream, M, N, p.splits,
                                   partials, a_scale, col_max, flag, alpha, beta, C, ldc);
         }
         launch_small_k(args, stream, flag + 1);  // returns at once unless a row or column spans too much
@@ -750,40 +858,18 @@ struct Gemm {
 
 using Step12 = Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>;
 
-// [doc:model]
-// Step 12's time on a shape, as step 13's planner weighs it against step 10's: its launches (the
-// memset, four split passes, the scan, the GEMM, the FFMA fallback's check, a reduction: ~3 us of
-// stream time each, which is why 128^3 takes 28 us), the pre-pass (reads 4 and writes 8 bytes per
-// element of A and B), and the GEMM: waves of 128 x 128 tiles (one block per SM), each tile a fixed
-// cost (the pipeline's fill and the epilogue, which one tile per block does not overlap with another
-// tile's mainloop) plus its k-tiles at the tensor cores' TF32 rate / 3 products times the fraction
-// the mainloop reaches; or the bytes it must move, if more. The fixed cost and the fraction are
-// least-squares fits of measured / modelled GEMM time over a random shape zoo on an H100 (7.2 us,
-// 0.51; see docs/kernels/13_one_call.md). Below kMinTensorK, the FFMA kernel's store-bound time: its
-// stores reach about half the rate of a streaming kernel (41 % of the DRAM peak at 46341 x 46341 x 2
-// on an H200, where step 10's outer-product kernel reaches 85 %).
-// Rates from the GPU at hand (gpu_at_hand in kernels/common/check.h, peaks from gpu_rates.h).
-using sgemm::kLaunchSeconds;
-constexpr double kTileSeconds = 7.2e-6, kTensorFraction = 0.51, kSmallKStoreFraction = 0.5;
-
+// [doc:model-total]
+// The whole launch, as step 13's planner weighs it against step 10's (see "doc:model" above).
 double model_seconds(const sgemm::GemmArgs& a) {
-    const sgemm::GpuAtHand& g = sgemm::gpu_at_hand();
-    struct {
-        int sms;
-        double tensor, dram;  // 3xTF32 FLOP/s of one SM at kTensorFraction; DRAM bytes/s a streaming kernel reaches
-    } const r{g.sms, sgemm::tf32_tensor_peak_flops(g.cc, g.sms, g.sm_clock_hz) / 3 / g.sms * kTensorFraction,
-              sgemm::dram_peak_bytes_per_s(g.mem_clock_hz, g.bus_bits) * sgemm::kStreamDramFraction};
+    const Rates r = rates_at_hand();
     const double mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;
-    const double c_bytes = 4 * mn * (a.beta == 0.0f ? 1 : 2);
     const Plan p = plan<128, 128, 16>(a);
-    if (p.small_k) return kLaunchSeconds + (4 * (mk + kn) + c_bytes) / (r.dram * kSmallKStoreFraction);
-    const double waves = std::ceil(double(sgemm::tile_total(a.M, a.N, 128, 128)) * p.splits / r.sms);
-    const double tile_seconds = 2.0 * 128 * 128 * 16 * p.k_tiles_per_split / r.tensor;
-    const double gemm = std::max(waves * (kTileSeconds + tile_seconds), (8 * (mk + kn) + c_bytes) / r.dram);
-    const double reduce = p.splits > 1 ? (8 * mn * p.splits + c_bytes) / r.dram + kLaunchSeconds : 0;
-    return 8 * kLaunchSeconds + 12 * (mk + kn) / r.dram + gemm + reduce;
+    if (p.small_k)
+        return kLaunchSeconds + (4 * (mk + kn + mn * (a.beta == 0.0f ? 1 : 2))) / (r.dram * kSmallKStoreFraction);
+    return kLaunchSeconds + (kChainLaunches - 1) * kChainedLaunchSeconds + 12 * (mk + kn) / r.dram +
+        gemm_seconds(a, p.splits, p.k_tiles_per_split, r);
 }
-// [/doc:model]
+// [/doc:model-total]
 
 }  // namespace
 

@@ -45,6 +45,26 @@ void launch_checked(void (*kernel)(KernelArgs...), dim3 grid, dim3 block, size_t
     kernel<<<grid, block, smem_bytes, stream>>>(std::forward<Args>(args)...);
     check(cudaGetLastError());
 }
+
+// As launch_checked, for the second and later kernels of a chain on one stream: the launch may
+// begin while the previous kernel still runs (programmatic dependent launch, sm_90+), so that its
+// blocks are resident when that kernel ends. `kernel` must call sgemm::wait_prior_grid()
+// (tile.cuh) before it touches memory, on every path, so that the chain still ends in order.
+template <typename... KernelArgs, typename... Args>
+void launch_chained(void (*kernel)(KernelArgs...), dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
+                    Args&&... args) {
+    cudaLaunchAttribute early{};
+    early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    early.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = smem_bytes;
+    config.stream = stream;
+    config.attrs = &early;
+    config.numAttrs = 1;
+    check(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
 #endif
 
 // More than 48 KB of dynamic shared memory per block needs an opt-in for each kernel, on each

@@ -40,6 +40,11 @@ constexpr double int8_tensor_peak_ops(int cc, int sms, double sm_clock_hz) {
 // launches measure on an H100 and an H200), and the fraction of the DRAM peak a streaming kernel reaches
 // (0.83, step 10's measurement on an H200; a calibration file may set step 10's own).
 inline constexpr double kLaunchSeconds = 3e-6;
+// A launch chained after the kernel before it (programmatic dependent launch, launch_chained in
+// check.h): its blocks are resident when that kernel ends. Step 12's chain of 5 or 6 such launches
+// ran 6.6 to 10.9 us faster than the same kernels launched one after another (H100, 13 shapes, twice:
+// docs/results/raw/h100-step12-chain/), about 1.6 us per launch: 3 - 1.6 = 1.4 us each.
+inline constexpr double kChainedLaunchSeconds = 1.4e-6;
 inline constexpr double kStreamDramFraction = 0.83;
 
 // DRAM bytes/s from the memory clock and bus width as cudaDevAttrMemoryClockRate and

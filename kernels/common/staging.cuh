@@ -28,12 +28,16 @@ inline dim3 stage_grid(int rows, int cols, int col_blocks = kMaxGridY) {
 // itself (kTranspose = false) or src^T. Both the reads and the transposed writes stay coalesced.
 // Column indices are 64-bit: a grid of at most 65535 column blocks steps by 65535 x 32 columns,
 // which would wrap a 32-bit index for sources of more than 2^31 - 2^21 columns.
+// The block's place: row block x, column block y of a grid of col_blocks column blocks (a grid that
+// serves two sources passes its own).
 template <bool kTranspose, typename Put>
-__device__ __forceinline__ void stage_tiles(int rows, int cols, const float* src, int ld_src, Put put) {
+__device__ __forceinline__ void stage_tiles(int rows, int cols, const float* src, int ld_src, Put put,
+                                            int row_block = blockIdx.x, int col_block = blockIdx.y,
+                                            int col_blocks = gridDim.y) {
     __shared__ float tile[kStageTile][kStageTile + 1];  // + 1: the transposed reads hit 32 different banks
-    const int row0 = blockIdx.x * kStageTile;
-    for (long long col0 = static_cast<long long>(blockIdx.y) * kStageTile; col0 < cols;
-         col0 += static_cast<long long>(gridDim.y) * kStageTile) {
+    const int row0 = row_block * kStageTile;
+    for (long long col0 = static_cast<long long>(col_block) * kStageTile; col0 < cols;
+         col0 += static_cast<long long>(col_blocks) * kStageTile) {
         for (int r = threadIdx.y; r < kStageTile; r += kStageRows) {
             const int row = row0 + r;
             const long long col = col0 + threadIdx.x;

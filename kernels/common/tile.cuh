@@ -245,6 +245,23 @@ __device__ __forceinline__ void store_c4_unchecked(float* C, int ldc, int row, i
     *c = out;
 }
 
+// ---- programmatic dependent launch (sm_90+): a chain of kernels without a gap between them ----
+
+// A kernel launched with sgemm::launch_chained (kernels/common/check.h) may start while the kernel
+// before it in the stream still runs: it calls wait_prior_grid() before it touches any memory, which
+// returns once that kernel has finished and its writes are visible. allow_next_grid() lets the kernel
+// after it start early in the same way. Both do nothing on an ordinary launch or before sm_90.
+__device__ __forceinline__ void wait_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void allow_next_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // ---- cp.async (sm_80+): global -> shared copies that bypass registers (LDGSTS) ----
 
 // Copies `src_bytes` (0..16) bytes and zero-fills the rest of the 16-byte
