@@ -371,9 +371,10 @@ struct SplitJob {
     const unsigned* max_bits;
     float *big, *small;
     int col_blocks;  // blocks per 32 rows of src, each walking every col_blocks-th 32 columns
-    __host__ __device__ long long blocks() const {
-        return static_cast<long long>(sgemm::ceil_div(rows, sgemm::kStageTile)) * col_blocks;
-    }
+    // Consecutive blocks take consecutive 32-row blocks of the same columns (a 2-D grid's order): a
+    // transposed destination row is then written by neighbouring blocks.
+    __host__ __device__ int row_blocks() const { return sgemm::ceil_div(rows, sgemm::kStageTile); }
+    __host__ __device__ long long blocks() const { return static_cast<long long>(row_blocks()) * col_blocks; }
 };
 
 // Two passes split both operands, B's job in the grid's first blocks, A's in the rest:
@@ -407,7 +408,7 @@ __device__ __forceinline__ void split_rows(const SplitJob& job, long long block,
             job.big[at] = hi;
             if (job.small) job.small[at] = to_tf32<kMode>(x - hi);
         },
-        static_cast<int>(block / job.col_blocks), static_cast<int>(block % job.col_blocks), job.col_blocks);
+        static_cast<int>(block % job.row_blocks()), static_cast<int>(block / job.row_blocks()), job.col_blocks);
     if (!kScaled && (lo < __float_as_uint(kBandBottom) - 1 || hi >= __float_as_uint(kBandTop))) atomicOr(flag, 1u);
     if (kScaled && below) atomicOr(flag + 1, 1u);
 }

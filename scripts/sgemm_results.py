@@ -368,6 +368,18 @@ def slugify(text: str) -> str:
     return slug or "unknown-device"
 
 
+def percentile(values, p) -> float | None:
+    """The p-th percentile, linear between the closest ranks (numpy's default): position p/100·(n − 1)
+    in the sorted values. None for no values."""
+    xs = sorted(values)
+    if not xs:
+        return None
+    pos = p / 100.0 * (len(xs) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
 def geomean(values) -> float | None:
     values = [v for v in values if v is not None and math.isfinite(v) and v > 0]
     if not values:

@@ -1905,5 +1905,61 @@ class EnergyTableTest(unittest.TestCase):
                          [2.0, None, None, None])
 
 
+
+class AbCompareTest(unittest.TestCase):
+    """scripts/ab_compare on synthetic builds of one sweep: statistics, time ratios, usage errors."""
+
+    def write(self, d, name, factor, pct_scale):
+        doc = synthetic_doc()
+        for r in doc["results"]:
+            if r["kernel"] == 3:
+                r["median_ms"] *= factor(r)
+                r["pct_cublas"] *= pct_scale
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    def run_tool(self, *args):
+        return subprocess.run([sys.executable, os.path.join(SCRIPTS, "ab_compare"), *args], capture_output=True,
+                              text=True)
+
+    def test_ratios_and_statistics(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = self.write(d, "a.json", lambda r: 1.0, 1.0)
+            # b: every shape 2x faster but the 3000^3 one, 4x slower.
+            b = self.write(d, "b.json", lambda r: 4.0 if r["M"] == 3000 else 0.5, 1.0)
+            out = os.path.join(d, "ab.json")
+            p = self.run_tool("--kernels", "3", "--worst", "2", f"a={a}", f"b={b}", "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(out) as f:
+                doc = json.load(f)
+        k = doc["kernels"]["3"]
+        self.assertEqual(doc["builds"], ["a", "b"])
+        self.assertEqual(k["builds"]["a"]["shapes"], 5)
+        self.assertAlmostEqual(k["builds"]["a"]["time_ratio"], 1.0)
+        self.assertAlmostEqual(k["builds"]["b"]["time_ratio"], math.exp((4 * math.log(0.5) + math.log(4.0)) / 5))
+        pct = [77.5, 81.3, 70.0, 80.0, 90.0]
+        self.assertAlmostEqual(k["builds"]["a"]["geomean"], math.exp(sum(map(math.log, pct)) / 5))
+        self.assertAlmostEqual(k["builds"]["a"]["min"], 70.0)
+        self.assertAlmostEqual(k["builds"]["a"]["p5"], sr.percentile(pct, 5))
+        # The largest change first (x4 beats x0.5), then ties by shape.
+        self.assertEqual([(c["M"], round(c["time_ratio"], 6)) for c in k["changed"]], [(3000, 4.0), (1024, 0.5)])
+
+    def test_usage_and_input_errors(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = self.write(d, "a.json", lambda r: 1.0, 1.0)
+            self.assertEqual(self.run_tool("--kernels", "3", f"a={a}").returncode, 2)  # one build only
+            self.assertEqual(self.run_tool("--kernels", "3", f"a={a}", f"a={a}").returncode, 2)  # a name twice
+            self.assertEqual(self.run_tool("--kernels", "x", f"a={a}", f"b={a}").returncode, 2)
+            self.assertEqual(self.run_tool("--kernels", "3", a, f"b={a}").returncode, 2)  # not NAME=FILE
+            missing = self.run_tool("--kernels", "7", f"a={a}", f"b={a}")
+            self.assertEqual(missing.returncode, 1)
+            self.assertIn("kernel 7 has no timed rows", missing.stderr)
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write("{")
+            self.assertEqual(self.run_tool("--kernels", "3", f"a={a}", f"b={bad}").returncode, 1)
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
