@@ -41,9 +41,10 @@ constexpr double int8_tensor_peak_ops(int cc, int sms, double sm_clock_hz) {
 // (0.83, step 10's measurement on an H200; a calibration file may set step 10's own).
 inline constexpr double kLaunchSeconds = 3e-6;
 // A launch chained after the kernel before it (programmatic dependent launch, launch_chained in
-// check.h): its blocks are resident when that kernel ends. Step 12's chain of 5 or 6 such launches
-// ran 6.6 to 10.9 us faster than the same kernels launched one after another (H100, 13 shapes, twice:
-// docs/results/raw/h100-step12-chain/), about 1.6 us per launch: 3 - 1.6 = 1.4 us each.
+// check.h): its blocks are resident when that kernel ends. Step 12's chain ran 9.0 to 10.6 us faster
+// than the same kernels launched one after another with six chained launches (128^3 to 1024^3), 7.2 to
+// 8.3 us with five (1536^3, 2048^3; H100, twice: docs/results/raw/h100-step12-chain/): about 1.6 us per
+// launch, so 3 - 1.6 = 1.4 us each.
 inline constexpr double kChainedLaunchSeconds = 1.4e-6;
 inline constexpr double kStreamDramFraction = 0.83;
 
