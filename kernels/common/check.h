@@ -46,6 +46,7 @@ void launch_checked(void (*kernel)(KernelArgs...), dim3 grid, dim3 block, size_t
     check(cudaGetLastError());
 }
 
+// [doc:launch-chained]
 // As launch_checked, for the second and later kernels of a chain on one stream: the launch may
 // begin while the previous kernel still runs (programmatic dependent launch, sm_90+), so that its
 // blocks are resident when that kernel ends. `kernel` must call sgemm::wait_prior_grid()
@@ -65,6 +66,7 @@ void launch_chained(void (*kernel)(KernelArgs...), dim3 grid, dim3 block, size_t
     config.numAttrs = 1;
     check(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
+// [/doc:launch-chained]
 #endif
 
 // More than 48 KB of dynamic shared memory per block needs an opt-in for each kernel, on each
