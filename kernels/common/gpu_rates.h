@@ -41,10 +41,11 @@ constexpr double int8_tensor_peak_ops(int cc, int sms, double sm_clock_hz) {
 // (0.83, step 10's measurement on an H200; a calibration file may set step 10's own).
 inline constexpr double kLaunchSeconds = 3e-6;
 // A launch chained after the kernel before it (programmatic dependent launch, launch_chained in
-// check.h): its blocks are resident when that kernel ends. Step 12's chain ran 9.0 to 10.6 us faster
-// than the same kernels launched one after another with six chained launches (128^3 to 1024^3), 7.2 to
-// 8.3 us with five (1536^3, 2048^3; H100, twice: docs/results/raw/h100-step12-chain/): about 1.6 us per
-// launch, so 3 - 1.6 = 1.4 us each.
+// check.h): its blocks are resident when that kernel ends. Against the same kernels launched one after
+// another, step 12's chain of five or six such launches saved 1.3 us per launch on average (0.9 to 1.9;
+// 11 shapes up to 2048^3, two runs, an H100 and an H200: docs/results/raw/h{100,200}-step12-chain/), so a
+// chained launch costs about 3 - 1.3 = 1.7 us. The models charge 1.4 us: the saving measured 1.6 us a
+// launch on the chain's first build (its split-K partial sums still stored one float at a time).
 inline constexpr double kChainedLaunchSeconds = 1.4e-6;
 inline constexpr double kStreamDramFraction = 0.83;
 
