@@ -745,7 +745,11 @@ void split(bool b_t, bool a_t, const sgemm::GemmArgs& args, const unsigned* row_
         b_t ? job(N, K, B, ldb, col_max, w.b_big, w.b_small) : job(K, N, B, ldb, col_max, w.b_big, w.b_small);
     const SplitJob a =
         a_t ? job(K, M, A, lda, row_max, w.a_big, w.a_small) : job(M, K, A, lda, row_max, w.a_big, w.a_small);
-    const dim3 grid(static_cast<unsigned>(b.blocks() + a.blocks()));  // below 2^31: one per 1024 elements at most
+    // 2^31 blocks would take an operand of more than 2^39 elements (fewer than 32 rows or columns
+    // give at most 2^26 blocks); checked anyway, so that the grid size cannot wrap.
+    const long long blocks = b.blocks() + a.blocks();
+    if (blocks > INT_MAX) throw std::invalid_argument("step 12: the split would need more than 2^31 - 1 blocks");
+    const dim3 grid(static_cast<unsigned>(blocks));
     const auto go = [&](auto kernel) {
         sgemm::launch_chained(kernel, grid, dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, b, a, flag, ld_dst);
     };

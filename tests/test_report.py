@@ -1936,7 +1936,7 @@ class AbCompareTest(unittest.TestCase):
                 doc = json.load(f)
         k = doc["kernels"]["3"]
         self.assertEqual(doc["builds"], ["a", "b"])
-        self.assertEqual(k["builds"]["a"]["shapes"], 5)
+        self.assertEqual(k["shapes"], 5)
         self.assertAlmostEqual(k["builds"]["a"]["time_ratio"], 1.0)
         self.assertAlmostEqual(k["builds"]["b"]["time_ratio"], math.exp((4 * math.log(0.5) + math.log(4.0)) / 5))
         pct = [77.5, 81.3, 70.0, 80.0, 90.0]
@@ -1945,6 +1945,32 @@ class AbCompareTest(unittest.TestCase):
         self.assertAlmostEqual(k["builds"]["a"]["p5"], sr.percentile(pct, 5))
         # The largest change first (x4 beats x0.5), then ties by shape.
         self.assertEqual([(c["M"], round(c["time_ratio"], 6)) for c in k["changed"]], [(3000, 4.0), (1024, 0.5)])
+
+    def test_only_shapes_every_build_passed(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = self.write(d, "a.json", lambda r: 1.0, 1.0)
+            doc = synthetic_doc()
+            for r in doc["results"]:
+                if r["kernel"] == 3 and r["M"] == 3000:
+                    r["status"] = "FAIL"
+                    r["median_ms"] *= 100  # a failed row must not count, however slow
+            doc["results"] = [r for r in doc["results"] if not (r["kernel"] == 3 and r["M"] == 1024)]
+            doc["results"] += [dict(r, tune_candidate=True, median_ms=1e9) for r in doc["results"] if r["kernel"] == 3]
+            for r in doc["results"]:
+                r.setdefault("tune_candidate", False)  # as the runner writes it
+            b = os.path.join(d, "b.json")
+            with open(b, "w") as f:
+                json.dump(doc, f)
+            out = os.path.join(d, "ab.json")
+            p = self.run_tool("--kernels", "03", f"a={a}", f"b={b}", "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("not counted", p.stderr)
+            with open(out) as f:
+                k = json.load(f)["kernels"]["3"]
+        self.assertEqual(k["shapes"], 3)  # 3000^3 failed in b, 1024^3 missing from b
+        self.assertEqual(k["left_out"], {"a": 2, "b": 1})
+        self.assertAlmostEqual(k["builds"]["b"]["time_ratio"], 1.0)
+        self.assertEqual({c["layout"] for c in k["changed"]}, {"NN"})
 
     def test_usage_and_input_errors(self):
         with tempfile.TemporaryDirectory() as d:
@@ -1955,11 +1981,12 @@ class AbCompareTest(unittest.TestCase):
             self.assertEqual(self.run_tool("--kernels", "3", a, f"b={a}").returncode, 2)  # not NAME=FILE
             missing = self.run_tool("--kernels", "7", f"a={a}", f"b={a}")
             self.assertEqual(missing.returncode, 1)
-            self.assertIn("kernel 7 has no timed rows", missing.stderr)
+            self.assertIn("kernel 7 has no passing shape common to all files", missing.stderr)
             bad = os.path.join(d, "bad.json")
             with open(bad, "w") as f:
                 f.write("{")
             self.assertEqual(self.run_tool("--kernels", "3", f"a={a}", f"b={bad}").returncode, 1)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
