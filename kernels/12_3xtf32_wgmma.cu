@@ -737,9 +737,8 @@ void split(bool b_t, bool a_t, const sgemm::GemmArgs& args, const unsigned* row_
     // flag clear, and few blocks end soonest then.
     const auto job = [&](int rows, int cols, const float* src, int ld, const unsigned* max_bits, float* big,
                          float* small) {
-        const int col_blocks =
-            std::min(sgemm::ceil_div(cols, sgemm::kStageTile), kScaled ? kRescueColBlocks : sgemm::kMaxGridY);
-        return SplitJob{rows, cols, src, ld, max_bits, big, small, col_blocks};
+        const dim3 grid = sgemm::stage_grid(rows, cols, kScaled ? kRescueColBlocks : sgemm::kMaxGridY);
+        return SplitJob{rows, cols, src, ld, max_bits, big, small, static_cast<int>(grid.y)};
     };
     const SplitJob b =
         b_t ? job(N, K, B, ldb, col_max, w.b_big, w.b_small) : job(K, N, B, ldb, col_max, w.b_big, w.b_small);

@@ -368,6 +368,13 @@ def slugify(text: str) -> str:
     return slug or "unknown-device"
 
 
+def zoo_record(doc: dict) -> dict:
+    """The shape zoo's record of a scripts/bench JSON (sweep.zoo: seed, shapes, caps), {} for other runs."""
+    sweep = doc.get("sweep")
+    zoo = sweep.get("zoo") if isinstance(sweep, dict) else None
+    return zoo if isinstance(zoo, dict) else {}
+
+
 def percentile(values, p) -> float | None:
     """The p-th percentile, linear between the closest ranks (numpy's default): position p/100·(n − 1)
     in the sorted values. None for no values."""
