@@ -128,6 +128,8 @@ struct RowStats {
 };
 __global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows)
     sgemm_14_ozaki_int8_scan_rows(int rows, int cols, const float* src, int ld_src, RowStats st) {
+    sgemm::wait_prior_grid();  // every kernel of the chain waits before it touches memory (see launch())
+    sgemm::allow_next_grid();
     sgemm::stage_tiles<false>(rows, cols, src, ld_src, [&](int row, int, float x) {
         const unsigned b = __float_as_uint(x) & 0x7fffffffu;
         const unsigned active = __activemask();
@@ -147,6 +149,8 @@ __global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows)
 // keeps its column's extremes over the block's k-rows, then one atomic per column and block.
 __global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows)
     sgemm_14_ozaki_int8_scan_cols(int k_rows, int cols, const float* src, int ld_src, RowStats st) {
+    sgemm::wait_prior_grid();
+    sgemm::allow_next_grid();
     const long long col = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (col >= cols) return;
     unsigned hi = 0, count = 0;
@@ -174,8 +178,12 @@ __device__ __forceinline__ int row_shift(const unsigned* max_bits, int row, int 
 
 // [doc:verdict]
 // Flag bit 1 when the mean exponent of some row's (column's) nonzero elements lies more than
-// kMaxMeanGap below its largest one's.
+// kMaxMeanGap below its largest one's. The host never reads it: every kernel after the verdict
+// reads it on the device (the int8 kernels return at once when it is set, the FP64 kernel when it
+// is not), so that a call only queues work and can be captured in a CUDA graph.
 __global__ void __launch_bounds__(256) sgemm_14_ozaki_int8_verdict(int rows, RowStats st, unsigned* flag) {
+    sgemm::wait_prior_grid();
+    sgemm::allow_next_grid();
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= rows || st.nonzeros[i] == 0 || st.max_bits[i] >= kNonFinite) return;
     const double mean = static_cast<double>(st.exponent_sum[i]) / st.nonzeros[i];
@@ -197,8 +205,11 @@ constexpr int kResRows = 32, kResK = 128, kResThreads = 256;
 template <bool kTranspose, int kN>
 __global__ void __launch_bounds__(kResThreads)
     sgemm_14_ozaki_int8_residues(int rows, int K, const float* src, int ld_src, const unsigned* max_bits, Crt crt,
-                                 std::int8_t* dst, long long ld_dst, long long plane) {
+                                 std::int8_t* dst, long long ld_dst, long long plane, const unsigned* flag) {
     __shared__ float tile[kResRows][kResK + 1];  // + 1: the transposed writes hit 32 different banks
+    sgemm::wait_prior_grid();
+    sgemm::allow_next_grid();
+    if (*flag != 0) return;  // the FP64 kernel computes C
     const int row0 = blockIdx.x * kResRows;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     for (long long k0 = static_cast<long long>(blockIdx.y) * kResK; k0 < K;
@@ -252,15 +263,21 @@ __global__ void __launch_bounds__(kResThreads)
 // K 2^-53 of |op(A)||op(B)|, far below FP32's last bit; alpha and beta C0 added in double, one rounding.
 // Inf and NaN follow IEEE arithmetic, as in the float64 reference. FP64 runs at half the FP32 rate on
 // Hopper: a path for the inputs the int8 path cannot take, not for speed. A block computes 64 x 64
-// outputs, a thread 4 x 4, from k-slices of 16 converted to double once, in shared memory.
+// outputs, a thread 4 x 4, from k-slices of 16 converted to double once, in shared memory; the blocks
+// that fit on the GPU at once loop over the tiles, so that the launch costs little when the verdict
+// sends the inputs to the int8 path and every block returns at once (only_if: the flag; nullptr:
+// always run).
 constexpr int kFp64Tile = 64, kFp64K = 16, kFp64Threads = 256;
 __global__ void __launch_bounds__(kFp64Threads)
     sgemm_14_ozaki_int8_fp64(int M, int N, int K, float alpha, float beta, const float* A, int lda, bool a_t,
-                             const float* B, int ldb, bool b_t, float* C, int ldc) {
+                             const float* B, int ldb, bool b_t, float* C, int ldc, const unsigned* only_if) {
     __shared__ double As[kFp64K][kFp64Tile + 1], Bs[kFp64K][kFp64Tile + 1];  // [k][m], [k][n]
+    sgemm::wait_prior_grid();  // the last kernel of the chain: it lets none start early
+    if (only_if != nullptr && *only_if == 0) return;  // the int8 path has computed C
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-    const int bn = blockIdx.x * kFp64Tile;
-    for (int bm = blockIdx.y * kFp64Tile; bm < M; bm += gridDim.y * kFp64Tile) {
+    const long long tiles_n = sgemm::ceil_div(N, kFp64Tile), tiles = sgemm::ceil_div(M, kFp64Tile) * tiles_n;
+    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int bm = static_cast<int>(tile / tiles_n) * kFp64Tile, bn = static_cast<int>(tile % tiles_n) * kFp64Tile;
         double acc[4][4] = {};
         for (int k0 = 0; k0 < K; k0 += kFp64K) {
             for (int i = threadIdx.x; i < kFp64Tile * kFp64K; i += kFp64Threads) {
@@ -334,7 +351,7 @@ constexpr int smem_bytes(int BM, int BN, int BK, int STAGES) { return 1024 + STA
 // mod m_l and stores it as one byte of plane l of the residues of C' (pitch ldr bytes).
 template <int BM, int BN, int BK, int STAGES, int GROUP_M>
 __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
-    sgemm_14_ozaki_int8(int M, int N, int K, Crt crt, std::uint8_t* c_res, int ldr,
+    sgemm_14_ozaki_int8(int M, int N, int K, Crt crt, std::uint8_t* c_res, int ldr, const unsigned* flag,
                         const __grid_constant__ CUtensorMap a_map,  // n planes of M rows of K bytes
                         const __grid_constant__ CUtensorMap b_map) {  // n planes of N rows of K bytes
     constexpr int kConsumers = (BM / kWgM) * 128;
@@ -363,7 +380,11 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     const int num_k_tiles = sgemm::ceil_div(K, BK);
 
     if (tid == 0) sgemm::init_stage_barriers(full, empty, STAGES, kConsumers);
+    // An ordinary launch (see launch()); the reconstruction may launch early.
+    sgemm::allow_next_grid();
+    const bool fp64 = *flag != 0;  // the FP64 kernel computes C: every thread returns
     __syncthreads();
+    if (fp64) return;
 
     if (warp >= kConsumers / 32) {
         // ---- producer: plane l's rows of A and B^T, BK bytes of K per stage. The ring runs on from
@@ -507,7 +528,11 @@ __device__ __forceinline__ float reconstruct(const int (&r)[kN], const Crt& crt,
 template <int kN>
 __global__ void __launch_bounds__(256)
     sgemm_14_ozaki_int8_reconstruct(int M, int N, Crt crt, const std::uint8_t* c_res, int ldr, const unsigned* a_max,
-                                    const unsigned* b_max, float alpha, float beta, float* C, int ldc) {
+                                    const unsigned* b_max, float alpha, float beta, float* C, int ldc,
+                                    const unsigned* flag) {
+    sgemm::wait_prior_grid();
+    sgemm::allow_next_grid();
+    if (*flag != 0) return;  // the FP64 kernel computes C
     const std::size_t plane = static_cast<std::size_t>(M) * ldr;
     const int col = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
     if (col >= N) return;
@@ -640,21 +665,22 @@ Workspace carve(const sgemm::GemmArgs& a, const Crt& crt, std::uintptr_t base) {
 }
 
 // Scans op(A)'s rows (maxima [0, M)) and op(B)'s columns ([M, M + N)) as rows of their K-major copies.
+// A's scan follows the memset (an ordinary launch); every later kernel is chained.
 void scan(const sgemm::GemmArgs& a, const Workspace& w, cudaStream_t stream) {
     const bool a_t = a.op_a == sgemm::Op::kT, b_t = a.op_b == sgemm::Op::kT;
-    auto rows = [&](const float* src, int ld, int count, bool k_major, int first) {
+    auto rows = [&](const float* src, int ld, int count, bool k_major, int first, auto launch) {
         const RowStats st{w.stats.max_bits + first, w.stats.exponent_sum + first, w.stats.nonzeros + first};
         if (k_major)
-            sgemm::launch_checked(sgemm_14_ozaki_int8_scan_rows, sgemm::stage_grid(count, a.K),
-                                  dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, count, a.K, src, ld, st);
+            launch(sgemm_14_ozaki_int8_scan_rows, sgemm::stage_grid(count, a.K),
+                   dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, count, a.K, src, ld, st);
         else
-            sgemm::launch_checked(sgemm_14_ozaki_int8_scan_cols, dim3(sgemm::ceil_div(count, 256), std::min(a.K, 64)),
-                                  dim3(256), 0, stream, a.K, count, src, ld, st);
+            launch(sgemm_14_ozaki_int8_scan_cols, dim3(sgemm::ceil_div(count, 256), std::min(a.K, 64)), dim3(256), 0,
+                   stream, a.K, count, src, ld, st);
     };
-    rows(a.A, a.lda, a.M, !a_t, 0);
-    rows(a.B, a.ldb, a.N, b_t, a.M);
+    rows(a.A, a.lda, a.M, !a_t, 0, [](auto&&... x) { sgemm::launch_checked(x...); });
+    rows(a.B, a.ldb, a.N, b_t, a.M, [](auto&&... x) { sgemm::launch_chained(x...); });
     const int all = a.M + a.N;
-    sgemm::launch_checked(sgemm_14_ozaki_int8_verdict, dim3(sgemm::ceil_div(all, 256)), dim3(256), 0, stream, all,
+    sgemm::launch_chained(sgemm_14_ozaki_int8_verdict, dim3(sgemm::ceil_div(all, 256)), dim3(256), 0, stream, all,
                           w.stats, w.flag);
 }
 
@@ -674,22 +700,27 @@ void with_moduli(int n, F&& f) {
 static_assert(kMaxN <= kMaxModuli && kMaxN - kMinN == 3, "with_moduli() has a case for each count");
 
 void residues(bool transpose, int rows, int K, const float* src, int ld, const unsigned* max_bits, const Crt& crt,
-              std::int8_t* dst, cudaStream_t stream) {
+              std::int8_t* dst, const unsigned* flag, cudaStream_t stream) {
     const long long kp = pitch128(K), plane = rows * kp;
     const dim3 grid(sgemm::ceil_div(rows, kResRows), std::min(sgemm::ceil_div(K, kResK), sgemm::kMaxGridY));
     with_moduli(crt.n, [&](auto n) {
         auto* kernel = transpose ? sgemm_14_ozaki_int8_residues<true, n> : sgemm_14_ozaki_int8_residues<false, n>;
-        sgemm::launch_checked(kernel, grid, dim3(kResThreads), 0, stream, rows, K, src, ld, max_bits, crt, dst, kp,
-                              plane);
+        sgemm::launch_chained(kernel, grid, dim3(kResThreads), 0, stream, rows, K, src, ld, max_bits, crt, dst, kp,
+                              plane, flag);
     });
 }
 
 const sgemm::StepEntry& step12() { return sgemm::tf32x3_wgmma_entry(); }
 
-void launch_fp64(const sgemm::GemmArgs& a, cudaStream_t stream) {
-    const dim3 grid(sgemm::ceil_div(a.N, kFp64Tile), std::min(sgemm::ceil_div(a.M, kFp64Tile), sgemm::kMaxGridY));
-    sgemm::launch_checked(sgemm_14_ozaki_int8_fp64, grid, dim3(kFp64Threads), 0, stream, a.M, a.N, a.K, a.alpha, a.beta,
-                          a.A, a.lda, a.op_a == sgemm::Op::kT, a.B, a.ldb, a.op_b == sgemm::Op::kT, a.C, a.ldc);
+// The FP64 kernel, last in the chain: it computes C only if the verdict's flag is set. As many blocks
+// as fit on the GPU at once, each looping over tiles.
+void launch_fp64(const sgemm::GemmArgs& a, const unsigned* flag, cudaStream_t stream) {
+    int per_sm = 0;
+    sgemm::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sgemm_14_ozaki_int8_fp64, kFp64Threads, 0));
+    const long long tiles = sgemm::tile_total(a.M, a.N, kFp64Tile, kFp64Tile);
+    const dim3 grid(static_cast<unsigned>(std::min<long long>(tiles, std::max(1, per_sm) * sgemm::gpu_at_hand().sms)));
+    sgemm::launch_chained(sgemm_14_ozaki_int8_fp64, grid, dim3(kFp64Threads), 0, stream, a.M, a.N, a.K, a.alpha, a.beta,
+                          a.A, a.lda, a.op_a == sgemm::Op::kT, a.B, a.ldb, a.op_b == sgemm::Op::kT, a.C, a.ldc, flag);
 }
 
 struct Gemm {
@@ -699,18 +730,18 @@ struct Gemm {
         if (p.delegate) return step12().launch(args, workspace, stream);
         const Workspace w = carve(args, p.crt, reinterpret_cast<std::uintptr_t>(workspace));
         // [doc:launch-sequence]
-        // The scan and its verdict first; the host reads the verdict (one synchronization of the
-        // stream) and hands inputs the fixed point cannot hold to the FP64 kernel.
+        // Everything queued at once, nothing read back: the scan and its verdict, the int8 path (which
+        // returns at once if the verdict hands the inputs to the FP64 kernel) and the FP64 kernel
+        // (which returns at once if not). The launches are chained (programmatic dependent launch:
+        // a kernel's blocks become resident while the one before runs) except the first after the
+        // memset and the GEMM: launched early, the persistent GEMM took up to 1.5x as long at 8192^3
+        // (H100; each of its kernels as fast as before in isolation), so it starts on an idle GPU.
         sgemm::check(cudaMemsetAsync(w.stats.exponent_sum, 0, w.stats_bytes, stream));  // the statistics and the flag
         scan(args, w, stream);
-        unsigned verdict = 0;
-        sgemm::check(cudaMemcpyAsync(&verdict, w.flag, sizeof verdict, cudaMemcpyDeviceToHost, stream));
-        sgemm::check(cudaStreamSynchronize(stream));
-        if (verdict != 0) return launch_fp64(args, stream);
 
         const bool a_t = op_a == sgemm::Op::kT, b_t = op_b == sgemm::Op::kT;
-        residues(a_t, M, K, A, lda, w.stats.max_bits, p.crt, w.a, stream);
-        residues(!b_t, N, K, B, ldb, w.stats.max_bits + M, p.crt, w.b, stream);
+        residues(a_t, M, K, A, lda, w.stats.max_bits, p.crt, w.a, w.flag, stream);
+        residues(!b_t, N, K, B, ldb, w.stats.max_bits + M, p.crt, w.b, w.flag, stream);
 
         using Box = Boxes<kBM, kBN, kBK>;
         const long long kp = pitch128(K);
@@ -726,12 +757,14 @@ struct Gemm {
         const long long items = sgemm::tile_total(M, N, kBM, kBN) * p.crt.n;
         const dim3 grid(static_cast<unsigned>(std::min<long long>(items, sgemm::gpu_at_hand().sms)));
         sgemm::launch_checked(kernel, grid, dim3(2 * 128 + kProducerThreads), smem, stream, M, N, K, p.crt, w.c, ldr,
-                              a_map, b_map);
+                              w.flag, a_map, b_map);
         const dim3 rec_grid(sgemm::ceil_div(N, 4 * 256), std::min(M, sgemm::kMaxGridY));
         with_moduli(p.crt.n, [&](auto n) {
-            sgemm::launch_checked(sgemm_14_ozaki_int8_reconstruct<n>, rec_grid, dim3(256), 0, stream, M, N, p.crt, w.c,
-                                  ldr, w.stats.max_bits, w.stats.max_bits + M, alpha, beta, C, ldc);
+            sgemm::launch_chained(sgemm_14_ozaki_int8_reconstruct<n>, rec_grid, dim3(256), 0, stream, M, N, p.crt, w.c,
+                                  ldr, w.stats.max_bits, w.stats.max_bits + M, alpha, beta, C, ldc, w.flag);
         });
+        launch_fp64(args, w.flag, stream);
+        // [/doc:launch-sequence]
     }
 
     static std::string describe(const sgemm::GemmArgs& args) {
@@ -760,9 +793,9 @@ struct Gemm {
 };
 
 // [doc:model]
-// Step 14's time on a shape, as step 13's planner weighs it: its launches (a memset, two scans, the
-// verdict and its copy to the host, two pre-passes, the GEMM, the reconstruction) and the
-// synchronization on the verdict; the scans and the pre-passes at the DRAM rates they reach on an
+// Step 14's time on a shape, as step 13's planner weighs it: its launches (a memset, the first scan
+// and the GEMM; chained, kChainedLaunchSeconds each: the second scan, the verdict, two pre-passes,
+// the reconstruction and the FP64 kernel's check); the scans and the pre-passes at the DRAM rates they reach on an
 // H100 at 4096^3 (ncu: 1.26 and 1.67 TB/s of 3.35, fractions 0.37 and 0.50 of the peak); the GEMM:
 // waves of (tile, modulus) items, each its k-tiles at the int8 peak plus a fixed cost per item (the
 // epilogue, the pipeline's refill: 12700 SM cycles, what Nsight Compute's active cycles per item
@@ -772,7 +805,8 @@ struct Gemm {
 // that go to the FP64 kernel (rows whose mean exponent lies more than kMaxMeanGap below their largest) are
 // not foreseen: the model is that of in-range data.
 constexpr double kScanDramFraction = 0.37, kResidueDramFraction = 0.50;
-constexpr double kItemCycles = 12700, kReconstructCycles = 1.4, kSyncSeconds = 10e-6;
+constexpr double kItemCycles = 12700, kReconstructCycles = 1.4;
+constexpr int kOrdinaryLaunches = 3, kChainedLaunches = 6;
 
 double model_seconds(const sgemm::GemmArgs& a) {
     const Plan p = plan(a);
@@ -793,7 +827,8 @@ double model_seconds(const sgemm::GemmArgs& a) {
     const double reconstruct =
         std::max(mn * kReconstructCycles * (n / 8) * (n / 8) / (r.sms * r.clock),
                  (n + 4 * (a.beta == 0.0f ? 1 : 2)) * mn / (r.dram * sgemm::kStreamDramFraction));
-    return 9 * sgemm::kLaunchSeconds + kSyncSeconds + scan + residues + waves * item + c_residues + reconstruct;
+    return kOrdinaryLaunches * sgemm::kLaunchSeconds + kChainedLaunches * sgemm::kChainedLaunchSeconds + scan +
+        residues + waves * item + c_residues + reconstruct;
 }
 // [/doc:model]
 

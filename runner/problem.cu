@@ -315,6 +315,34 @@ void Problem::run_once(const Launcher& l) {
     synchronize_and_check();
 }
 
+void Problem::run_captured(const Launcher& l) {
+    void* ws = workspace(l.workspace_bytes);
+    reset_output();
+    if (ws) check(cudaMemsetAsync(ws, 0xFF, l.workspace_bytes, stream_));
+    synchronize_and_check();  // the resets are not part of the graph
+    cudaGraph_t graph = nullptr;
+    check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    try {
+        l.launch(args_, ws, stream_);
+    } catch (...) {
+        cudaStreamEndCapture(stream_, &graph);  // leave the stream usable; the launch's error wins
+        if (graph) cudaGraphDestroy(graph);
+        cudaGetLastError();  // the failed capture's error, which would otherwise surface at the next check
+        throw;
+    }
+    check(cudaStreamEndCapture(stream_, &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    check(instantiated);
+    const cudaError_t launched = cudaGraphLaunch(exec, stream_);
+    const cudaError_t done = cudaStreamSynchronize(stream_);
+    cudaGraphExecDestroy(exec);
+    check(launched);
+    check(done);
+    check(cudaGetLastError());
+}
+
 void Problem::keep_as_baseline() {
     check(cudaMemcpy2DAsync(base_.get(), size_.N * sizeof(float), args_.C, args_.ldc * sizeof(float),
                             size_.N * sizeof(float), size_.M, cudaMemcpyDeviceToDevice, stream_));

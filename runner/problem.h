@@ -71,6 +71,9 @@ class Problem {
     // checks both the launch and the asynchronous error.
     void run_once(const KernelInfo& kernel);
     void run_once(const Launcher& launcher);
+    // As run_once, but the launch is captured into a CUDA graph on this problem's stream and the
+    // graph launched: a launch that synchronizes, reads back or otherwise leaves the stream fails.
+    void run_captured(const Launcher& launcher);
     // The same reset alone, for tests that launch something else.
     void reset_output();
     void synchronize_and_check();

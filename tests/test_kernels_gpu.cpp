@@ -1,8 +1,8 @@
 // GPU tests: every registered kernel (picked up from the registry, so new steps
 // are covered automatically) on odd and tile-multiple shapes, three (alpha,
 // beta) pairs, beta = 0 with NaN in C, and every input distribution (--init);
-// a kernel that takes every layout (spec.any_layout) in NN, NT, TN and TT.
-// Skipped, with a message, without a GPU.
+// a kernel that takes every layout (spec.any_layout) in NN, NT, TN and TT; run to run and captured
+// into a CUDA graph, the same bits. Skipped, with a message, without a GPU.
 #include <gtest/gtest.h>
 
 #include <cublas_v2.h>
@@ -188,6 +188,39 @@ TEST_P(Kernel, DeterministicRunToRun) {
             EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0)
                 << "two runs on the same inputs differ";
         }
+    }
+}
+
+// A launch only queues work on its stream: captured into a CUDA graph (as a program that replays its
+// GEMMs does) it gives the same bits as launched directly. A launch that synchronizes or copies to the
+// host inside fails the capture. The shapes take every path of the steps that choose: tensor cores and
+// int8 products, split-K, small K, a skinny product, and `wide` inputs, which step 12 rescales and step
+// 14 hands to its FP64 kernel.
+TEST_P(Kernel, SameBitsWhenCapturedInAGraph) {
+    SKIP_WITHOUT_GPU();
+    const KernelInfo& k = *GetParam();
+    SKIP_UNLESS_RUNNABLE(k);
+    struct Case {
+        Size size;
+        Distribution init;
+    };
+    std::uint64_t seed = run_seed() ^ (std::uint64_t(k.spec.number) << 32);
+    for (const Case& c : {Case{{1000, 999, 997}, Distribution::kUniform},
+                          Case{{129, 131, 4099}, Distribution::kUniform}, Case{{1000, 1003, 7}, Distribution::kUniform},
+                          Case{{64, 4096, 1024}, Distribution::kUniform}, Case{{700, 600, 500}, Distribution::kWide}}) {
+        const Size& s = c.size;
+        SCOPED_TRACE(testing::Message() << k.label() << " " << s.M << "x" << s.N << "x" << s.K << " --init "
+                                        << to_string(c.init) << " seed " << seed);
+        Problem p(s, 0.5f, 3.0f, seed++, true, {}, 0, c.init);
+        if (!k.can_implement(p.args()).empty()) continue;
+        const Launcher launcher = launcher_of(k, p.args());
+        p.run_once(launcher);
+        const std::vector<float> direct = p.output();
+        p.run_captured(launcher);
+        expect_right(k, p.verify(), s.K);
+        const std::vector<float> replayed = p.output();
+        EXPECT_EQ(std::memcmp(direct.data(), replayed.data(), direct.size() * sizeof(float)), 0)
+            << "the graph's result differs from the direct launch's (" << k.describe(p.args()) << ")";
     }
 }
 

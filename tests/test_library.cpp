@@ -1,6 +1,6 @@
 // The library call of include/sgemm/sgemm.h as a program uses it: return codes for bad arguments and
 // for a machine without a GPU (CPU tests), and on a GPU every layout against a float64 loop, the
-// workspace rules, run-to-run identical bits and concurrent callers.
+// workspace rules, run-to-run identical bits, concurrent callers and capture into a CUDA graph.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -216,6 +216,73 @@ TEST(LibraryGpu, ConcurrentCallersOnTheirOwnStreams) {
         });
     for (std::thread& t : threads) t.join();
     for (int t = 0; t < 4; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t << ", seed " << seed + t;
+}
+
+// The call only queues work: captured into a CUDA graph (with a workspace passed in, and with the
+// stream-ordered allocator's), the graph's launch gives the bits of a direct call, on shapes that
+// take the int8 family (on a GPU with it), 3xTF32 and FFMA.
+TEST(LibraryGpu, CapturedInAGraph) {
+    SKIP_WITHOUT_GPU();
+    const std::uint32_t seed = fresh_seed();
+    std::string ways;
+    for (const auto& [op_a, op_b, M, N, K] : {std::tuple{Op::kN, Op::kT, 8192, 8192, 8192},
+                                              {Op::kN, Op::kN, 16384, 12288, 4096},
+                                              {Op::kN, Op::kN, 2048, 2048, 512},
+                                              {Op::kT, Op::kN, 3000, 17, 4000}}) {
+        const std::size_t a_n = std::size_t(M) * K, b_n = std::size_t(K) * N, c_n = std::size_t(M) * N;
+        // Inputs in [-1, 1] from a hash of the index: fast enough for a billion elements.
+        auto filled = [&](std::size_t n, std::uint32_t salt) {
+            std::vector<float> v(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                std::uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull ^ (std::uint64_t(seed) << 32 | salt);
+                h ^= h >> 29, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 32;
+                v[i] = static_cast<float>(static_cast<std::int32_t>(h >> 40) - (1 << 23)) * 0x1p-23f;
+            }
+            return v;
+        };
+        const sgemm::DeviceBuffer<float> a = uploaded(filled(a_n, 1)), b = uploaded(filled(b_n, 2));
+        sgemm::DeviceBuffer<float> c(c_n);
+        const int lda = op_a == Op::kN ? K : M, ldb = op_b == Op::kN ? N : K;
+        const std::string what = sgemm::gemm_describe(op_a, op_b, M, N, K);
+        ways += what + "\n";
+        SCOPED_TRACE(testing::Message() << M << "x" << N << "x" << K << " seed " << seed << ": " << what);
+        cudaStream_t stream;
+        sgemm::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        auto call = [&](void* ws, std::size_t bytes) {
+            return sgemm::gemm(op_a, op_b, M, N, K, 1, a.get(), lda, b.get(), ldb, 0, c.get(), N, stream, ws, bytes);
+        };
+        ASSERT_EQ(call(nullptr, 0), Status::kSuccess) << sgemm::status_string(Status::kCudaError);
+        sgemm::check(cudaStreamSynchronize(stream));
+        const std::vector<float> direct = downloaded(c);
+        EXPECT_EQ(std::count_if(direct.begin(), direct.end(), [](float x) { return !std::isfinite(x); }), 0);
+        const std::size_t bytes = sgemm::gemm_workspace_bytes(op_a, op_b, M, N, K);
+        sgemm::DeviceBuffer<char> workspace(bytes);
+        for (void* ws : {static_cast<void*>(workspace.get()), static_cast<void*>(nullptr)}) {
+            sgemm::check(cudaMemset(c.get(), 0xFF, c.bytes()));  // NaN: the graph must write every element
+            cudaGraph_t graph = nullptr;
+            sgemm::check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+            const Status status = call(ws, ws ? bytes : 0);
+            const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+            cudaGetLastError();  // a failed capture's error must not surface in a later test
+            ASSERT_EQ(status, Status::kSuccess) << sgemm::status_string(status);
+            ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorString(ended);
+            cudaGraphExec_t exec = nullptr;
+            sgemm::check(cudaGraphInstantiate(&exec, graph, 0));
+            sgemm::check(cudaGraphLaunch(exec, stream));
+            sgemm::check(cudaStreamSynchronize(stream));
+            sgemm::check(cudaGraphExecDestroy(exec));
+            sgemm::check(cudaGraphDestroy(graph));
+            EXPECT_EQ(std::memcmp(direct.data(), downloaded(c).data(), c.bytes()), 0)
+                << (ws ? "workspace passed in" : "stream-ordered workspace");
+        }
+        sgemm::check(cudaStreamDestroy(stream));
+    }
+    int device = 0, major = 0, minor = 0;
+    sgemm::check(cudaGetDevice(&device));
+    sgemm::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    sgemm::check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    if (major == 9 && minor == 0)
+        EXPECT_NE(ways.find("int8 tensor cores"), std::string::npos) << "no shape took the int8 family:\n" << ways;
 }
 
 // On a GPU with the tensor-core path, a big square is compute-bound: the planner must pick it.

@@ -55,10 +55,10 @@ std::string status_string(Status status);
 std::size_t gemm_workspace_bytes(Op op_a, Op op_b, int M, int N, int K);
 
 // C = alpha * op(A) * op(B) + beta * C on `stream`, asynchronously (a kernel's own fault surfaces at
-// the next synchronization as a CUDA error). When it picks the int8 family (large products on
-// Hopper), the call waits once on `stream` for a scan of the inputs, which decides between the int8
-// products and dot products in double (inputs whose rows spread their exponents): the host returns
-// only after the work queued before it and the scan are done. `workspace` (256-byte aligned, at
+// the next synchronization as a CUDA error): the call only queues kernels (and, without a workspace,
+// the stream-ordered allocations), never waits, and can be captured into a CUDA graph. Choices that
+// depend on the data (the int8 family's scan, which hands inputs whose rows spread their exponents
+// to dot products in double) are made on the device. `workspace` (256-byte aligned, at
 // least gemm_workspace_bytes() bytes, `workspace_bytes` says how many) or nullptr: then the call
 // takes what it needs from the stream-ordered allocator (cudaMallocAsync on `stream`) and frees it
 // after the GEMM, in stream order.

@@ -51,7 +51,9 @@ inline std::string layout_name(const GemmArgs& a) { return layout_name(a.op_a, a
 
 // The launch of one kernel. `workspace` holds workspace_bytes(args) bytes (nullptr when 0), starts
 // 256-byte aligned (the runner and the tests allocate it with cudaMalloc), and its contents on entry
-// are undefined: a kernel must write what it reads.
+// are undefined: a kernel must write what it reads. A launch only queues work on `stream` (no
+// synchronization, no copy to the host): it must work inside a CUDA graph capture. The one exception is
+// the tuned cuBLASLt baseline's first launch on a shape, which times its candidates.
 using LaunchFn = void (*)(const GemmArgs& args, void* workspace, cudaStream_t stream);
 // Bytes of device workspace a launch on `args` needs (nullptr in a KernelSpec: none).
 using WorkspaceFn = std::size_t (*)(const GemmArgs& args);
