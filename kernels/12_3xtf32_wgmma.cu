@@ -633,6 +633,17 @@ using sgemm::round_up4;
 using sgemm::kChainedLaunchSeconds;
 using sgemm::kLaunchSeconds;
 constexpr double kTileSeconds = 7.2e-6, kTensorFraction = 0.51, kSmallKStoreFraction = 0.5;
+// [doc:fine-promotion]
+// A block whose k-range is short promotes every k-tile (16 k) instead of every second: with few
+// partial sums per block, the tensor cores' truncation inside each one is most of the error (H100,
+// K = 33: 2.22x cuBLAS's error with 32 k, 1.19x with 16 k; 256 x 256 x 16384, positive inputs, 31
+// k-tiles a block: 2.07x and 1.13x), and the wait for all of a warpgroup's wgmma before each FADD
+// costs the k-tile kFinePromotionCost more time (4096^3: 1.16-1.17x the whole GEMM). Beyond
+// kFinePromotionTiles k-tiles a block the FADDs into the accumulator dominate the error and 16 k buys
+// nothing there (4096^3: 0.27x cuBLAS's error either way).
+constexpr int kFinePromotionTiles = 32;
+constexpr double kFinePromotionCost = 0.16;
+// [/doc:fine-promotion]
 constexpr int kChainLaunches = 6;  // clear, split, scan, scaled split, GEMM, fallback check
 
 struct Rates {
@@ -780,7 +791,11 @@ struct Gemm {
         const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         const Plan p = plan<BM, BN, BK>(args);
         if (p.small_k) return launch_small_k(args, stream);
-        auto* kernel = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, kSplitA>;
+        // The step's promotion every 32 k becomes every 16 k on a short k-range (see doc:fine-promotion);
+        // the tuning variants with another promotion keep theirs.
+        const bool fine = kPromote == 2 && p.k_tiles_per_split <= kFinePromotionTiles;
+        auto* kernel = fine ? sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, 1, kMode, kSplitA>
+                            : sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, kSplitA>;
         constexpr int smem = smem_bytes(BM, BN, BK, STAGES, kProducts);
         sgemm::allow_dynamic_smem(kernel, smem);
 
@@ -844,8 +859,11 @@ struct Gemm {
             " tile, 2 warpgroups of wgmma " + "m64n128k8, " + std::to_string(kProducts) + "xTF32 (" +
             (kMode == Tf32::kRound ? "rounded" : "truncated") + " split, " + a_split + "), " +
             "rows of A and columns of B scaled by powers of two where needed, " +
-            (kPromote ? "FADD every " + std::to_string(kPromote * BK) + " k" : std::string("no promotion")) + ", " +
-            std::to_string(STAGES) + " TMA stages, group " + std::to_string(GROUP_M) +
+            (kPromote ? "FADD every " +
+                     std::to_string((kPromote == 2 && p.k_tiles_per_split <= kFinePromotionTiles ? 1 : kPromote) * BK) +
+                     " k"
+                      : std::string("no promotion")) +
+            ", " + std::to_string(STAGES) + " TMA stages, group " + std::to_string(GROUP_M) +
             (p.splits > 1 ? ", split-K " + std::to_string(p.splits) + " x " + std::to_string(p.k_tiles_per_split * BK) +
                      " k, reduced in split order"
                           : "");
@@ -877,8 +895,14 @@ double model_seconds(const sgemm::GemmArgs& a) {
     const Plan p = plan<128, 128, 16>(a);
     if (p.small_k)
         return kLaunchSeconds + (4 * (mk + kn + mn * (a.beta == 0.0f ? 1 : 2))) / (r.dram * kSmallKStoreFraction);
+    // The split count is chosen for speed alone (plan); promoting every k-tile on a short k-range then
+    // costs its k-tiles kFinePromotionCost more.
+    const double fine = p.k_tiles_per_split <= kFinePromotionTiles
+        ? std::ceil(double(sgemm::tile_total(a.M, a.N, 128, 128)) * p.splits / r.sms) * 2.0 * 128 * 128 * 16 *
+            p.k_tiles_per_split / r.tensor * kFinePromotionCost
+        : 0.0;
     return kLaunchSeconds + (kChainLaunches - 1) * kChainedLaunchSeconds + 12 * (mk + kn) / r.dram +
-        gemm_seconds(a, p.splits, p.k_tiles_per_split, r);
+        gemm_seconds(a, p.splits, p.k_tiles_per_split, r) + fine;
 }
 // [/doc:model-total]
 
