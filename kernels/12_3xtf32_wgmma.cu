@@ -641,8 +641,13 @@ constexpr double kTileSeconds = 7.2e-6, kTensorFraction = 0.51, kSmallKStoreFrac
 // costs the k-tile kFinePromotionCost more time (4096^3: 1.16-1.17x the whole GEMM). Beyond
 // kFinePromotionTiles k-tiles a block the FADDs into the accumulator dominate the error and 16 k buys
 // nothing there (4096^3: 0.27x cuBLAS's error either way).
+constexpr int kStepPromotion = 2;  // the step's k-tiles per partial sum (Step12 below)
 constexpr int kFinePromotionTiles = 32;
 constexpr double kFinePromotionCost = 0.16;
+// k-tiles per partial sum for a kernel built with kPromote: the step's becomes 1 on a short k-range.
+constexpr int promotion_tiles(int kPromote, int k_tiles_per_split) {
+    return kPromote == kStepPromotion && k_tiles_per_split <= kFinePromotionTiles ? 1 : kPromote;
+}
 // [/doc:fine-promotion]
 constexpr int kChainLaunches = 6;  // clear, split, scan, scaled split, GEMM, fallback check
 
@@ -656,12 +661,15 @@ Rates rates_at_hand() {
             sgemm::dram_peak_bytes_per_s(g.mem_clock_hz, g.bus_bits) * sgemm::kStreamDramFraction};
 }
 
-// The GEMM with K split into `splits` ranges of `per_split` k-tiles, and the reduction if split.
-double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const Rates& r) {
+// The GEMM with K split into `splits` ranges of `per_split` k-tiles, and the reduction if split;
+// `promote_every_tile`: each k-tile kFinePromotionCost longer.
+double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const Rates& r,
+                    bool promote_every_tile = false) {
     const double mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;
     const double c_bytes = 4 * mn * (a.beta == 0.0f ? 1 : 2);
     const double waves = std::ceil(double(sgemm::tile_total(a.M, a.N, 128, 128)) * splits / r.sms);
-    const double tile_seconds = 2.0 * 128 * 128 * 16 * per_split / r.tensor;
+    const double tile_seconds =
+        2.0 * 128 * 128 * 16 * per_split / r.tensor * (promote_every_tile ? 1 + kFinePromotionCost : 1);
     const double gemm = std::max(waves * (kTileSeconds + tile_seconds), (8 * (mk + kn) + c_bytes) / r.dram);
     return gemm + (splits > 1 ? (8 * mn * splits + c_bytes) / r.dram + kChainedLaunchSeconds : 0);
 }
@@ -793,9 +801,10 @@ struct Gemm {
         if (p.small_k) return launch_small_k(args, stream);
         // The step's promotion every 32 k becomes every 16 k on a short k-range (see doc:fine-promotion);
         // the tuning variants with another promotion keep theirs.
-        const bool fine = kPromote == 2 && p.k_tiles_per_split <= kFinePromotionTiles;
-        auto* kernel = fine ? sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, 1, kMode, kSplitA>
-                            : sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, kSplitA>;
+        auto* kernel = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, kSplitA>;
+        if constexpr (kPromote == kStepPromotion)
+            if (promotion_tiles(kPromote, p.k_tiles_per_split) == 1)
+                kernel = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, 1, kMode, kSplitA>;
         constexpr int smem = smem_bytes(BM, BN, BK, STAGES, kProducts);
         sgemm::allow_dynamic_smem(kernel, smem);
 
@@ -859,9 +868,7 @@ struct Gemm {
             " tile, 2 warpgroups of wgmma " + "m64n128k8, " + std::to_string(kProducts) + "xTF32 (" +
             (kMode == Tf32::kRound ? "rounded" : "truncated") + " split, " + a_split + "), " +
             "rows of A and columns of B scaled by powers of two where needed, " +
-            (kPromote ? "FADD every " +
-                     std::to_string((kPromote == 2 && p.k_tiles_per_split <= kFinePromotionTiles ? 1 : kPromote) * BK) +
-                     " k"
+            (kPromote ? "FADD every " + std::to_string(promotion_tiles(kPromote, p.k_tiles_per_split) * BK) + " k"
                       : std::string("no promotion")) +
             ", " + std::to_string(STAGES) + " TMA stages, group " + std::to_string(GROUP_M) +
             (p.splits > 1 ? ", split-K " + std::to_string(p.splits) + " x " + std::to_string(p.k_tiles_per_split * BK) +
@@ -885,7 +892,7 @@ struct Gemm {
     }
 };
 
-using Step12 = Gemm<128, 128, 16, 4, 8, 3, 2, Tf32::kRound, false>;
+using Step12 = Gemm<128, 128, 16, 4, 8, 3, kStepPromotion, Tf32::kRound, false>;
 
 // [doc:model-total]
 // The whole launch, as step 13's planner weighs it against step 10's (see "doc:model" above).
@@ -896,13 +903,9 @@ double model_seconds(const sgemm::GemmArgs& a) {
     if (p.small_k)
         return kLaunchSeconds + (4 * (mk + kn + mn * (a.beta == 0.0f ? 1 : 2))) / (r.dram * kSmallKStoreFraction);
     // The split count is chosen for speed alone (plan); promoting every k-tile on a short k-range then
-    // costs its k-tiles kFinePromotionCost more.
-    const double fine = p.k_tiles_per_split <= kFinePromotionTiles
-        ? std::ceil(double(sgemm::tile_total(a.M, a.N, 128, 128)) * p.splits / r.sms) * 2.0 * 128 * 128 * 16 *
-            p.k_tiles_per_split / r.tensor * kFinePromotionCost
-        : 0.0;
+    // costs its k-tiles more.
     return kLaunchSeconds + (kChainLaunches - 1) * kChainedLaunchSeconds + 12 * (mk + kn) / r.dram +
-        gemm_seconds(a, p.splits, p.k_tiles_per_split, r) + fine;
+        gemm_seconds(a, p.splits, p.k_tiles_per_split, r, promotion_tiles(kStepPromotion, p.k_tiles_per_split) == 1);
 }
 // [/doc:model-total]
 

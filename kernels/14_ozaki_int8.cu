@@ -265,15 +265,14 @@ __global__ void __launch_bounds__(kResThreads)
 // Hopper: a path for the inputs the int8 path cannot take, not for speed. A block computes 64 x 64
 // outputs, a thread 4 x 4, from k-slices of 16 converted to double once, in shared memory; the blocks
 // that fit on the GPU at once loop over the tiles, so that the launch costs little when the verdict
-// sends the inputs to the int8 path and every block returns at once (only_if: the flag; nullptr:
-// always run).
+// sends the inputs to the int8 path and every block returns at once (only_if: the verdict's flag).
 constexpr int kFp64Tile = 64, kFp64K = 16, kFp64Threads = 256;
 __global__ void __launch_bounds__(kFp64Threads)
     sgemm_14_ozaki_int8_fp64(int M, int N, int K, float alpha, float beta, const float* A, int lda, bool a_t,
                              const float* B, int ldb, bool b_t, float* C, int ldc, const unsigned* only_if) {
     __shared__ double As[kFp64K][kFp64Tile + 1], Bs[kFp64K][kFp64Tile + 1];  // [k][m], [k][n]
     sgemm::wait_prior_grid();  // the last kernel of the chain: it lets none start early
-    if (only_if != nullptr && *only_if == 0) return;  // the int8 path has computed C
+    if (*only_if == 0) return;  // the int8 path has computed C
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     const long long tiles_n = sgemm::ceil_div(N, kFp64Tile), tiles = sgemm::ceil_div(M, kFp64Tile) * tiles_n;
     for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -734,8 +733,8 @@ struct Gemm {
         // returns at once if the verdict hands the inputs to the FP64 kernel) and the FP64 kernel
         // (which returns at once if not). The launches are chained (programmatic dependent launch:
         // a kernel's blocks become resident while the one before runs) except the first after the
-        // memset and the GEMM: launched early, the persistent GEMM took up to 1.5x as long at 8192^3
-        // (H100; each of its kernels as fast as before in isolation), so it starts on an idle GPU.
+        // memset and the GEMM: with the persistent GEMM chained too, the call took 1.4-1.6x as long at
+        // 8192^3 (H100; each kernel as fast as before in isolation), so the GEMM starts on an idle GPU.
         sgemm::check(cudaMemsetAsync(w.stats.exponent_sum, 0, w.stats_bytes, stream));  // the statistics and the flag
         scan(args, w, stream);
 

@@ -330,7 +330,12 @@ void Problem::run_captured(const Launcher& l) {
         cudaGetLastError();  // the failed capture's error, which would otherwise surface at the next check
         throw;
     }
-    check(cudaStreamEndCapture(stream_, &graph));
+    const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+    if (ended != cudaSuccess) {
+        if (graph) cudaGraphDestroy(graph);
+        cudaGetLastError();  // as above
+        check(ended);
+    }
     cudaGraphExec_t exec = nullptr;
     const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
     cudaGraphDestroy(graph);

@@ -220,7 +220,9 @@ TEST(LibraryGpu, ConcurrentCallersOnTheirOwnStreams) {
 
 // The call only queues work: captured into a CUDA graph (with a workspace passed in, and with the
 // stream-ordered allocator's), the graph's launch gives the bits of a direct call, on shapes that
-// take the int8 family (on a GPU with it), 3xTF32 and FFMA.
+// take the int8 family (on a GPU with it), 3xTF32 and FFMA. Each graph is replayed on two inputs:
+// uniform, and rows whose exponents spread over 2^+-48, which the int8 family hands to its FP64
+// kernel: a choice baked into the graph at capture would give the wrong bits on one of them.
 TEST(LibraryGpu, CapturedInAGraph) {
     SKIP_WITHOUT_GPU();
     const std::uint32_t seed = fresh_seed();
@@ -230,36 +232,55 @@ TEST(LibraryGpu, CapturedInAGraph) {
                                               {Op::kN, Op::kN, 2048, 2048, 512},
                                               {Op::kT, Op::kN, 3000, 17, 4000}}) {
         const std::size_t a_n = std::size_t(M) * K, b_n = std::size_t(K) * N, c_n = std::size_t(M) * N;
-        // Inputs in [-1, 1] from a hash of the index: fast enough for a billion elements.
-        auto filled = [&](std::size_t n, std::uint32_t salt) {
+        // Inputs from a hash of the index (fast enough for a billion elements): in [-1, 1], or with a
+        // power-of-two exponent in [-48, 48] per element.
+        auto filled = [&](std::size_t n, std::uint32_t salt, bool spread) {
             std::vector<float> v(n);
             for (std::size_t i = 0; i < n; ++i) {
                 std::uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull ^ (std::uint64_t(seed) << 32 | salt);
                 h ^= h >> 29, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 32;
-                v[i] = static_cast<float>(static_cast<std::int32_t>(h >> 40) - (1 << 23)) * 0x1p-23f;
+                const float x = static_cast<float>(static_cast<std::int32_t>(h >> 40) - (1 << 23)) * 0x1p-23f;
+                v[i] = spread ? std::ldexp(x, static_cast<int>(h % 97) - 48) : x;
             }
             return v;
         };
-        const sgemm::DeviceBuffer<float> a = uploaded(filled(a_n, 1)), b = uploaded(filled(b_n, 2));
-        sgemm::DeviceBuffer<float> c(c_n);
+        const std::vector<float> a_uniform = filled(a_n, 1, false), b_uniform = filled(b_n, 2, false),
+                                 a_spread = filled(a_n, 3, true), b_spread = filled(b_n, 4, true);
+        sgemm::DeviceBuffer<float> a(a_n), b(b_n), c(c_n);
         const int lda = op_a == Op::kN ? K : M, ldb = op_b == Op::kN ? N : K;
         const std::string what = sgemm::gemm_describe(op_a, op_b, M, N, K);
         ways += what + "\n";
         SCOPED_TRACE(testing::Message() << M << "x" << N << "x" << K << " seed " << seed << ": " << what);
         cudaStream_t stream;
         sgemm::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        auto use = [&](const std::vector<float>& a_host, const std::vector<float>& b_host) {
+            sgemm::check(cudaMemcpyAsync(a.get(), a_host.data(), a.bytes(), cudaMemcpyHostToDevice, stream));
+            sgemm::check(cudaMemcpyAsync(b.get(), b_host.data(), b.bytes(), cudaMemcpyHostToDevice, stream));
+            // NaN in C: every element must be written.
+            sgemm::check(cudaMemsetAsync(c.get(), 0xFF, c.bytes(), stream));
+        };
         auto call = [&](void* ws, std::size_t bytes) {
             return sgemm::gemm(op_a, op_b, M, N, K, 1, a.get(), lda, b.get(), ldb, 0, c.get(), N, stream, ws, bytes);
         };
-        ASSERT_EQ(call(nullptr, 0), Status::kSuccess) << sgemm::status_string(Status::kCudaError);
-        sgemm::check(cudaStreamSynchronize(stream));
-        const std::vector<float> direct = downloaded(c);
-        EXPECT_EQ(std::count_if(direct.begin(), direct.end(), [](float x) { return !std::isfinite(x); }), 0);
+        auto result = [&] {
+            sgemm::check(cudaStreamSynchronize(stream));
+            return downloaded(c);
+        };
+        std::vector<float> direct[2];  // uniform, spread
+        for (int spread = 0; spread < 2; ++spread) {
+            use(spread ? a_spread : a_uniform, spread ? b_spread : b_uniform);
+            const Status status = call(nullptr, 0);
+            ASSERT_EQ(status, Status::kSuccess) << sgemm::status_string(status);
+            direct[spread] = result();
+            EXPECT_EQ(
+                std::count_if(direct[spread].begin(), direct[spread].end(), [](float x) { return !std::isfinite(x); }),
+                0);
+        }
         const std::size_t bytes = sgemm::gemm_workspace_bytes(op_a, op_b, M, N, K);
         sgemm::DeviceBuffer<char> workspace(bytes);
         for (void* ws : {static_cast<void*>(workspace.get()), static_cast<void*>(nullptr)}) {
-            sgemm::check(cudaMemset(c.get(), 0xFF, c.bytes()));  // NaN: the graph must write every element
             cudaGraph_t graph = nullptr;
+            use(a_uniform, b_uniform);
             sgemm::check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
             const Status status = call(ws, ws ? bytes : 0);
             const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
@@ -268,12 +289,15 @@ TEST(LibraryGpu, CapturedInAGraph) {
             ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorString(ended);
             cudaGraphExec_t exec = nullptr;
             sgemm::check(cudaGraphInstantiate(&exec, graph, 0));
-            sgemm::check(cudaGraphLaunch(exec, stream));
-            sgemm::check(cudaStreamSynchronize(stream));
+            for (int spread = 0; spread < 2; ++spread) {
+                use(spread ? a_spread : a_uniform, spread ? b_spread : b_uniform);
+                sgemm::check(cudaGraphLaunch(exec, stream));
+                EXPECT_EQ(std::memcmp(direct[spread].data(), result().data(), c.bytes()), 0)
+                    << (ws ? "workspace passed in, " : "stream-ordered workspace, ")
+                    << (spread ? "spread inputs" : "uniform inputs");
+            }
             sgemm::check(cudaGraphExecDestroy(exec));
             sgemm::check(cudaGraphDestroy(graph));
-            EXPECT_EQ(std::memcmp(direct.data(), downloaded(c).data(), c.bytes()), 0)
-                << (ws ? "workspace passed in" : "stream-ordered workspace");
         }
         sgemm::check(cudaStreamDestroy(stream));
     }
