@@ -714,8 +714,12 @@ const sgemm::StepEntry& step12() { return sgemm::tf32x3_wgmma_entry(); }
 // The FP64 kernel, last in the chain: it computes C only if the verdict's flag is set. As many blocks
 // as fit on the GPU at once, each looping over tiles.
 void launch_fp64(const sgemm::GemmArgs& a, const unsigned* flag, cudaStream_t stream) {
-    int per_sm = 0;
-    sgemm::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sgemm_14_ozaki_int8_fp64, kFp64Threads, 0));
+    // Blocks per SM: asked once (every GPU this kernel runs on is an sm_90a part with the same SM).
+    static const int per_sm = [] {
+        int n = 0;
+        sgemm::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, sgemm_14_ozaki_int8_fp64, kFp64Threads, 0));
+        return n;
+    }();
     const long long tiles = sgemm::tile_total(a.M, a.N, kFp64Tile, kFp64Tile);
     const dim3 grid(static_cast<unsigned>(std::min<long long>(tiles, std::max(1, per_sm) * sgemm::gpu_at_hand().sms)));
     sgemm::launch_chained(sgemm_14_ozaki_int8_fp64, grid, dim3(kFp64Threads), 0, stream, a.M, a.N, a.K, a.alpha, a.beta,
