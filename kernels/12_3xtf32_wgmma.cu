@@ -369,7 +369,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
 
 // [doc:split]
 // One operand's split: src rows x cols (ld_src) -> big, small: the same (kTranspose = false) or
-// transposed, pitch ld_dst (a multiple of 4: TMA's 16-byte row pitch). small == nullptr: big only.
+// transposed, pitch ld_dst (pitch_floats below: whole 128-byte lines). small == nullptr: big only.
 // max_bits: the scan's maxima of the destination rows (the scaled pass only).
 struct SplitJob {
     int rows, cols;
@@ -614,7 +614,6 @@ __global__ void __launch_bounds__(256)
 // ---- host side
 
 using sgemm::align256;
-using sgemm::round_up4;
 
 // [doc:model]
 // Step 12's time on a shape, as its own plan and step 13's planner weigh it: its launches (the
@@ -707,8 +706,15 @@ Plan plan(const sgemm::GemmArgs& a) {
 }
 // [/doc:plan]
 
-std::size_t part_bytes(const sgemm::GemmArgs& a, int rows) {  // rows of K floats padded to 4
-    return align256(static_cast<std::size_t>(rows) * round_up4(a.K) * sizeof(float));
+// [doc:pitch]
+// The split copies' rows start on 128-byte lines: TMA needs a pitch of 16 bytes, but with K floats of
+// pitch 4K bytes (K = 1500: 6000 bytes) most 64-byte box rows straddle two lines and the GEMM reads
+// twice the L2 sectors (H100, 3072 x 2048 x K: 367 us at K = 1500, 185 us at K = 1536).
+long long pitch_floats(long long K) { return (K + 31) / 32 * 32; }
+// [/doc:pitch]
+
+std::size_t part_bytes(const sgemm::GemmArgs& a, int rows) {  // rows of K floats, pitch_floats(K) apart
+    return align256(static_cast<std::size_t>(rows) * pitch_floats(a.K) * sizeof(float));
 }
 std::size_t partial_bytes(const sgemm::GemmArgs& a, int splits) {
     return splits > 1 ? align256(static_cast<std::size_t>(splits) * a.M * a.N * sizeof(float)) : 0;
@@ -810,7 +816,7 @@ struct Gemm {
 
         const Workspace w = carve<kProducts, kSplitA>(args, p.splits, reinterpret_cast<std::uintptr_t>(workspace));
         const auto& [b_big, b_small, a_big, a_small, partials, row_max, col_max, flag, bytes, maxima_bytes] = w;
-        const long long ld = round_up4(K);
+        const long long ld = pitch_floats(K);
         const unsigned* a_scale = row_max;
 
         // [doc:launch-sequence]
