@@ -707,10 +707,10 @@ Plan plan(const sgemm::GemmArgs& a) {
 // [/doc:plan]
 
 // [doc:pitch]
-// The split copies' rows start on 128-byte lines: TMA needs a pitch of 16 bytes, but with K floats of
-// pitch 4K bytes (K = 1500: 6000 bytes) most 64-byte box rows straddle two lines and the GEMM reads
-// twice the L2 sectors (H100, 3072 x 2048 x K: 367 us at K = 1500, 185 us at K = 1536).
-long long pitch_floats(long long K) { return (K + 31) / 32 * 32; }
+// The split copies' rows start on 128-byte lines (sgemm::line_pitch): TMA needs a pitch of 16 bytes,
+// but with K floats of pitch 4K bytes (K = 1500: 6000 bytes) most 64-byte box rows straddle two lines
+// and the GEMM reads twice the L2 sectors (H100, 3072 x 2048 x K: 367 us at K = 1500, 185 us at K = 1536).
+long long pitch_floats(long long K) { return sgemm::line_pitch(K, sizeof(float)); }
 // [/doc:pitch]
 
 std::size_t part_bytes(const sgemm::GemmArgs& a, int rows) {  // rows of K floats, pitch_floats(K) apart

@@ -630,10 +630,10 @@ Plan plan(const sgemm::GemmArgs& a) {
 
 constexpr int kBM = 128, kBN = 256, kBK = 128, kStages = 4, kGroupM = 8;
 
-// Rows of the int8 planes start on 128-byte lines: TMA needs a 16-byte pitch, but a 128-byte box row
-// that straddles two lines costs two L2 transactions instead of one (and a warp's 128 bytes of C'
-// likewise). int8 elements: the pitch in bytes.
-long long pitch128(long long x) { return (x + 127) / 128 * 128; }
+// Rows of the int8 planes start on 128-byte lines (sgemm::line_pitch): TMA needs a 16-byte pitch, but
+// a 128-byte box row that straddles two lines costs two L2 transactions instead of one (and a warp's
+// 128 bytes of C' likewise). int8 elements: the pitch in bytes.
+long long pitch128(long long x) { return sgemm::line_pitch(x, 1); }
 
 // The workspace: the residue planes of A (n x M x K) and B^T (n x N x K), of C' (n x M x ldr), the
 // scan's statistics (M + N rows each) and the flag. Step 12's, when it computes the product, reuses it.

@@ -3,6 +3,7 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <exception>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -305,35 +306,37 @@ void Problem::synchronize_and_check() {
 
 void Problem::run_once(const KernelInfo& kernel) { run_once(launcher_of(kernel, args_)); }
 
-void Problem::run_once(const Launcher& l) {
+void* Problem::prepare_launch(const Launcher& l) {
     void* ws = workspace(l.workspace_bytes);
     reset_output();
     // NaN in every workspace byte: a kernel that reads workspace it did not write fails the check.
     if (ws) check(cudaMemsetAsync(ws, 0xFF, l.workspace_bytes, stream_));
+    return ws;
+}
+
+void Problem::run_once(const Launcher& l) {
+    void* ws = prepare_launch(l);
     l.launch(args_, ws, stream_);
     check(cudaGetLastError());
     synchronize_and_check();
 }
 
 void Problem::run_captured(const Launcher& l) {
-    void* ws = workspace(l.workspace_bytes);
-    reset_output();
-    if (ws) check(cudaMemsetAsync(ws, 0xFF, l.workspace_bytes, stream_));
+    void* ws = prepare_launch(l);
     synchronize_and_check();  // the resets are not part of the graph
     cudaGraph_t graph = nullptr;
     check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    std::exception_ptr failed;  // the launch's own error, which wins over the capture's
     try {
         l.launch(args_, ws, stream_);
     } catch (...) {
-        cudaStreamEndCapture(stream_, &graph);  // leave the stream usable; the launch's error wins
-        if (graph) cudaGraphDestroy(graph);
-        cudaGetLastError();  // the failed capture's error, which would otherwise surface at the next check
-        throw;
+        failed = std::current_exception();
     }
-    const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
-    if (ended != cudaSuccess) {
+    const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);  // the stream is usable again
+    if (failed || ended != cudaSuccess) {
         if (graph) cudaGraphDestroy(graph);
-        cudaGetLastError();  // as above
+        cudaGetLastError();  // a failed capture's error, which would otherwise surface at the next check
+        if (failed) std::rethrow_exception(failed);
         check(ended);
     }
     cudaGraphExec_t exec = nullptr;

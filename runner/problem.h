@@ -105,7 +105,9 @@ class Problem {
     cudaStream_t stream() const { return stream_; }
 
   private:
-    void* workspace(std::size_t bytes);  // grows the workspace buffer (outside any timed region)
+    void* workspace(std::size_t bytes);
+    // run_once's and run_captured's start: the workspace (NaN in every byte) and C reset, queued.
+    void* prepare_launch(const Launcher& launcher);  // grows the workspace buffer (outside any timed region)
 
     struct Stream {
         cudaStream_t s = nullptr;

@@ -16,7 +16,9 @@
 
 #include "common/check.h"
 #include "device_buffer.h"
+#include "distribution.h"
 #include "gpu_test.h"
+#include "problem.h"
 #include "sgemm/sgemm.h"
 
 namespace {
@@ -221,7 +223,7 @@ TEST(LibraryGpu, ConcurrentCallersOnTheirOwnStreams) {
 // The call only queues work: captured into a CUDA graph (with a workspace passed in, and with the
 // stream-ordered allocator's), the graph's launch gives the bits of a direct call, on shapes that
 // take the int8 family (on a GPU with it), 3xTF32 and FFMA. Each graph is replayed on two inputs:
-// uniform, and rows whose exponents spread over 2^+-48, which the int8 family hands to its FP64
+// uniform, and `wide` (exponents spread over 2^+-48), which the int8 family hands to its FP64
 // kernel: a choice baked into the graph at capture would give the wrong bits on one of them.
 TEST(LibraryGpu, CapturedInAGraph) {
     SKIP_WITHOUT_GPU();
@@ -231,32 +233,21 @@ TEST(LibraryGpu, CapturedInAGraph) {
                                               {Op::kN, Op::kN, 16384, 12288, 4096},
                                               {Op::kN, Op::kN, 2048, 2048, 512},
                                               {Op::kT, Op::kN, 3000, 17, 4000}}) {
-        const std::size_t a_n = std::size_t(M) * K, b_n = std::size_t(K) * N, c_n = std::size_t(M) * N;
-        // Inputs from a hash of the index (fast enough for a billion elements): in [-1, 1], or with a
-        // power-of-two exponent in [-48, 48] per element.
-        auto filled = [&](std::size_t n, std::uint32_t salt, bool spread) {
-            std::vector<float> v(n);
-            for (std::size_t i = 0; i < n; ++i) {
-                std::uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull ^ (std::uint64_t(seed) << 32 | salt);
-                h ^= h >> 29, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 32;
-                const float x = static_cast<float>(static_cast<std::int32_t>(h >> 40) - (1 << 23)) * 0x1p-23f;
-                v[i] = spread ? std::ldexp(x, static_cast<int>(h % 97) - 48) : x;
-            }
-            return v;
-        };
-        const std::vector<float> a_uniform = filled(a_n, 1, false), b_uniform = filled(b_n, 2, false),
-                                 a_spread = filled(a_n, 3, true), b_spread = filled(b_n, 4, true);
-        sgemm::DeviceBuffer<float> a(a_n), b(b_n), c(c_n);
+        sgemm::DeviceBuffer<float> a(std::size_t(M) * K), b(std::size_t(K) * N), c(std::size_t(M) * N);
         const int lda = op_a == Op::kN ? K : M, ldb = op_b == Op::kN ? N : K;
         const std::string what = sgemm::gemm_describe(op_a, op_b, M, N, K);
         ways += what + "\n";
         SCOPED_TRACE(testing::Message() << M << "x" << N << "x" << K << " seed " << seed << ": " << what);
         cudaStream_t stream;
         sgemm::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        auto use = [&](const std::vector<float>& a_host, const std::vector<float>& b_host) {
-            sgemm::check(cudaMemcpyAsync(a.get(), a_host.data(), a.bytes(), cudaMemcpyHostToDevice, stream));
-            sgemm::check(cudaMemcpyAsync(b.get(), b_host.data(), b.bytes(), cudaMemcpyHostToDevice, stream));
-            // NaN in C: every element must be written.
+        // A and B drawn from the runner's `uniform` or `wide` distribution (distribution.h), on the
+        // device; NaN in C: every element must be written.
+        auto use = [&](bool spread) {
+            const sgemm::Distribution d = spread ? sgemm::Distribution::kWide : sgemm::Distribution::kUniform;
+            sgemm::fill_buffer(a.get(), a.size(),
+                               sgemm::fill_spec(d, sgemm::Operand::kA, M, N, K, lda, 0, seed, op_a == Op::kT), stream);
+            sgemm::fill_buffer(b.get(), b.size(),
+                               sgemm::fill_spec(d, sgemm::Operand::kB, M, N, K, ldb, 0, seed, op_b == Op::kT), stream);
             sgemm::check(cudaMemsetAsync(c.get(), 0xFF, c.bytes(), stream));
         };
         auto call = [&](void* ws, std::size_t bytes) {
@@ -268,7 +259,7 @@ TEST(LibraryGpu, CapturedInAGraph) {
         };
         std::vector<float> direct[2];  // uniform, spread
         for (int spread = 0; spread < 2; ++spread) {
-            use(spread ? a_spread : a_uniform, spread ? b_spread : b_uniform);
+            use(spread);
             const Status status = call(nullptr, 0);
             ASSERT_EQ(status, Status::kSuccess) << sgemm::status_string(status);
             direct[spread] = result();
@@ -280,7 +271,7 @@ TEST(LibraryGpu, CapturedInAGraph) {
         sgemm::DeviceBuffer<char> workspace(bytes);
         for (void* ws : {static_cast<void*>(workspace.get()), static_cast<void*>(nullptr)}) {
             cudaGraph_t graph = nullptr;
-            use(a_uniform, b_uniform);
+            use(false);
             sgemm::check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
             const Status status = call(ws, ws ? bytes : 0);
             const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
@@ -290,7 +281,7 @@ TEST(LibraryGpu, CapturedInAGraph) {
             cudaGraphExec_t exec = nullptr;
             sgemm::check(cudaGraphInstantiate(&exec, graph, 0));
             for (int spread = 0; spread < 2; ++spread) {
-                use(spread ? a_spread : a_uniform, spread ? b_spread : b_uniform);
+                use(spread);
                 sgemm::check(cudaGraphLaunch(exec, stream));
                 EXPECT_EQ(std::memcmp(direct[spread].data(), result().data(), c.bytes()), 0)
                     << (ws ? "workspace passed in, " : "stream-ordered workspace, ")

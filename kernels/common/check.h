@@ -144,6 +144,13 @@ __host__ __device__ constexpr int ceil_div(int a, int b) { return a / b + (a % b
 
 // Row pitches of staged copies are a multiple of 4 floats (16 bytes: TMA's row pitch, float4 rows) ...
 constexpr long long round_up4(long long x) { return (x + 3) / 4 * 4; }
+// ... or, for copies that TMA reads in boxes, whole 128-byte lines: `count` elements of `element_bytes`
+// each, padded so that every row starts on a line (a box row that straddles two lines costs two L2
+// transactions, or three sectors instead of two).
+constexpr long long line_pitch(long long count, int element_bytes) {
+    const long long per_line = 128 / element_bytes;
+    return (count + per_line - 1) / per_line * per_line;
+}
 // ... and each buffer carved out of a workspace starts 256-byte aligned.
 constexpr std::size_t align256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
