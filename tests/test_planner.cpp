@@ -59,10 +59,12 @@ TEST(Planner, PicksOnAnH200) {
     // leave C to the scalar epilogue, a third of the bandwidth; the unaligned kernel stages C instead.
     EXPECT_EQ(picked({8191, 8193, 31, true, false, false}, d), "128x128x8 w64x64 s5");
     EXPECT_EQ(picked({8191, 8193, 31, true, false, true}, d), "128x128x8 w64x64 s5 packB");
-    EXPECT_EQ(picked({16, 24576, 4096}, d), "skinny m<=16 float4 splitk=2");    // reading B is the GEMM
-    EXPECT_EQ(picked({24, 24576, 4096}, d), "64x128x8 w32x64 s5 splitk=2");  // two row groups cost more than a tile
-    EXPECT_EQ(picked({16, 4096, 4096}, d), "skinny m<=16 float4 splitk=4");
-    EXPECT_EQ(picked({7, 9, 100003, true, false}, d), "skinny m<=8 4 floats splitk=121");
+    // Reading B is the GEMM: one tile-row of short tiles reads it once, at the tile kernel's FMA rate
+    // (the skinny kernel's 16 rows run at 0.3 of the peak, and two row groups read B twice).
+    EXPECT_EQ(picked({16, 24576, 4096}, d), "16x128x8 w16x64 s5 splitk=2");
+    EXPECT_EQ(picked({24, 24576, 4096}, d), "32x128x8 w32x64 s5 splitk=6");
+    EXPECT_EQ(picked({16, 4096, 4096}, d), "16x128x8 w16x64 s5 splitk=16");
+    EXPECT_EQ(picked({7, 9, 100003, true, false}, d), "skinny m<=8 4 floats splitk=121");  // 16 rows: > 2x padding
     EXPECT_EQ(picked({4097, 1, 4097, true, false}, d), "gemv n=1 256 lanes/row");  // a block per row: 4097 blocks
     EXPECT_EQ(picked({100000, 1, 64}, d), "gemv n=1 4 lanes/row");  // 16 elements per lane
     EXPECT_EQ(picked({1, 4097, 4097, true, false}, d), "skinny m<=4 4 floats splitk=4");
@@ -113,6 +115,21 @@ TEST(Planner, EveryPlanCoversKOnceAndAsksForItsWorkspace) {
                           static_cast<std::size_t>(p.sk_tiles) * p.splits * kTileShapes[p.config].bm *
                               kTileShapes[p.config].bn * 4);
             EXPECT_GT(p.seconds, 0.0);
+        }
+    }
+}
+
+// A tile shorter than 64 rows is a candidate only where C is one tile-row of it, more than half
+// full: above, a taller tile reuses B more; below, a shorter tile or the skinny kernel computes less
+// padding. Every M from 1 to 200 is checked.
+TEST(Planner, ShortTilesOnlyWhereCIsOneTileRowMoreThanHalfFull) {
+    const DeviceModel d = h200();
+    for (int config = 0; config < kNumTileShapes; ++config) {
+        const int bm = kTileShapes[config].bm;
+        if (bm >= 64) continue;
+        for (int m = 1; m <= 200; ++m) {
+            const auto plan = make_tile_plan(Shape{m, 4096, 4096}, d, config, 1, false);
+            EXPECT_EQ(plan.has_value(), 2 * m > bm && m <= bm) << bm << "-row tile, M = " << m;
         }
     }
 }

@@ -48,7 +48,8 @@ constexpr int smem_bytes(int BM, int BN, int BK, int STAGES) {
 struct TileShape {
     int bm, bn, bk, wm, wn, wmiter, wniter, tm, tn, stages, group_m;
     // The mainloop's speed at 8 warps per SM relative to step 09's tile, measured with sgemm_runner
-    // --tune on an H200 (unsplit, whole tiles: 4096^3, 2048^3, 8192 x 8192 x 1024).
+    // --tune on an H200 (unsplit, whole tiles: 4096^3, 2048^3, 8192 x 8192 x 1024; the short tiles
+    // against the 64 x 64 and 128 x 32 tiles at 4095^3 with B packed).
     double efficiency;
     constexpr int threads() const { return (bm / wm) * (bn / wn) * 32; }
     constexpr int smem() const { return smem_bytes(bm, bn, bk, stages); }
@@ -60,8 +61,10 @@ struct TileShape {
 // warp tile of 8 x 8 per thread (4 LDS.128 per 64 FFMA): a 64 x 64 warp tile in a 2-warp block
 // would leave each thread 16 A copies per k-tile, whose addresses push ptxas past 255 registers
 // (it spills); with 32 x 64 warps the block has twice the threads, half the copies per thread and
-// ~half the registers (more warps per SM). All with 5 stages (the count at which ptxas emits step
-// 09's better schedule) and GROUP_M = 8.
+// ~half the registers (more warps per SM). The short tiles, 32 and 16 rows, are for M <= 32: a
+// 64-row tile there computes half padding or more, and one tile-row of blocks reads B once (the
+// skinny kernel's row groups read it once per 16 rows). All with 5 stages (the count at which
+// ptxas emits step 09's better schedule) and GROUP_M = 8.
 // [doc:tile-shapes]
 constexpr TileShape kTileShapes[] = {
     {128, 256, 8, 64, 64, 4, 2, 16, 8, 5, 8, 1.00},  // step 09's: 8 warps
@@ -72,6 +75,10 @@ constexpr TileShape kTileShapes[] = {
     // [doc:narrow-tile]
     {128, 32, 8, 32, 32, 2, 1, 8, 4, 5, 8, 0.75},    // 4 warps of 32 x 32, 8 x 4 per thread: N <= 32
     // [/doc:narrow-tile]
+    // [doc:short-tile]
+    {32, 128, 8, 32, 64, 2, 2, 8, 8, 5, 8, 0.90},    // 2 warps side by side: M <= 32, B read once
+    {16, 128, 8, 16, 64, 1, 2, 4, 8, 5, 8, 0.81},    // 2 warps of 16 x 64, 4 x 8 per thread: M <= 16
+    // [/doc:short-tile]
 };
 // [/doc:tile-shapes]
 // [/doc:tile-family]
@@ -98,9 +105,9 @@ constexpr int skinny_row_index(int mr) { return mr <= 4 ? 0 : mr <= 8 ? 1 : 2; }
 // The kernels as the calibration knows them: a plan's class (plan_class below) names the kernel it
 // launches. Every class has a time scale, measured per GPU.
 // Skinny classes: MR rows, "s" where B is read as 4-byte floats, "g" for 16 rows in several row groups.
-constexpr const char* kClassNames[] = {"tile0",    "tile1",     "tile2",     "tile3",     "tile4",   "tile5",
-                                       "gemv_n1",  "outer",     "skinny4",   "skinny4s",  "skinny8", "skinny8s",
-                                       "skinny16", "skinny16s", "skinny16g", "skinny16gs"};
+constexpr const char* kClassNames[] = {"tile0",   "tile1",    "tile2",    "tile3",     "tile4",     "tile5",
+                                       "tile6",   "tile7",    "gemv_n1",  "outer",     "skinny4",   "skinny4s",
+                                       "skinny8", "skinny8s", "skinny16", "skinny16s", "skinny16g", "skinny16gs"};
 constexpr int kNumClasses = sizeof(kClassNames) / sizeof(kClassNames[0]);
 static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4,
               "one class per tile shape, gemv, outer, skinny (MR or groups, float4 or not)");
@@ -192,7 +199,7 @@ struct DeviceModel {
     Calibration cal;
     // Registers per thread of each kernel (cudaFuncGetAttributes; ptxas' numbers for sm_90 here).
     // [doc:register-counts]
-    std::array<int, kNumTileShapes> tile_regs{226, 238, 165, 167, 195, 149};
+    std::array<int, kNumTileShapes> tile_regs{226, 238, 165, 167, 195, 149, 199, 127};
     // [/doc:register-counts]
     int outer_regs = 80;
     std::array<int, 3> skinny_regs{113, 128, 202};
@@ -369,6 +376,12 @@ inline double tile_seconds(const Shape& s, const Plan& plan, const DeviceModel& 
 inline std::optional<Plan> make_tile_plan(const Shape& s, const DeviceModel& d, int config, int splits_asked, bool tail,
                                           bool pack_b = false) {
     const TileShape& c = kTileShapes[config];
+    // [doc:short-tile-rule]
+    // The short tiles are for short C, one tile-row of blocks that reads B once: with more rows a
+    // taller tile reuses each B element more; with at most half their rows, a shorter tile (or the
+    // skinny kernel, 4 or 8 rows) computes less padding.
+    if (c.bm < 64 && (s.M > c.bm || 2 * s.M <= c.bm)) return std::nullopt;
+    // [/doc:short-tile-rule]
     Plan plan;
     plan.config = config;
     plan.splits_asked = splits_asked;
