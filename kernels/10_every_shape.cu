@@ -94,6 +94,12 @@ SkinnyKernel skinny_kernel_for(int rows, int vec) {
     }
 }
 
+// The tall kernel, A read as float4s (vec) or floats.
+using TallKernel = void (*)(TallParams);
+TallKernel tall_kernel_for(bool vec) {
+    return vec ? sgemm_10_every_shape_tall<kTallMaxN, true> : sgemm_10_every_shape_tall<kTallMaxN, false>;
+}
+
 // [doc:current-device]
 // The model of the GPU this process runs on: cudaDeviceGetAttribute, once per device. The
 // calibration is the one measured on a GPU of this name (calibration.h; the H200's for a GPU not
@@ -115,6 +121,8 @@ const DeviceModel& current_device() {
         d.l2_bytes = attribute(cudaDevAttrL2CacheSize);
         for (int i = 0; i < kNumTileShapes; ++i) d.tile_regs[i] = kTileLaunches[i].prepare();
         d.outer_regs = registers_of(reinterpret_cast<const void*>(sgemm_10_every_shape_outer));
+        d.tall_regs = std::max(registers_of(reinterpret_cast<const void*>(tall_kernel_for(true))),
+                               registers_of(reinterpret_cast<const void*>(tall_kernel_for(false))));
         for (int r : kSkinnyRows)
             for (int vec : {4, 1}) {
                 const void* kernel = reinterpret_cast<const void*>(skinny_kernel_for(r, vec));
@@ -178,6 +186,19 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
         }
         sgemm::launch_checked(skinny_kernel_for(plan.rows, plan.vec), dim3(grid_x, plan.splits), dim3(kStreamThreads),
                               skinny_smem(plan.rows), stream, p);
+        return;
+    }
+    if (plan.kind == Plan::kTall) {
+        TallParams p{a, plan.k_per_split, nullptr, nullptr};
+        if (plan.splits > 1) {
+            p.partials = static_cast<float*>(workspace);
+            p.counters = reinterpret_cast<unsigned*>(static_cast<char*>(workspace) + plan.partial_bytes);
+            sgemm::check(cudaMemsetAsync(p.counters, 0, plan.row_blocks * sizeof(unsigned), stream));
+        }
+        // float4 loads of A where its rows start on 16 bytes (the K ranges start on multiples of 4).
+        const bool vec = sgemm::rows_are_16b_aligned(a.A, a.lda);
+        sgemm::launch_checked(tall_kernel_for(vec), dim3(plan.row_blocks, plan.splits), dim3(kStreamThreads), 0, stream,
+                              p);
         return;
     }
     const TileShape& c = kTileShapes[plan.config];

@@ -156,7 +156,7 @@ TEST_P(Kernel, DeterministicRunToRun) {
     // and not, split over K (the last block of a column range reduces) on a padded, unaligned view
     // too, in one and in several row groups, with 16-byte rows and a partial last column range (N =
     // 1000: 8 columns of 128), a tiny M x N with a huge K, and small K (the outer kernel) on both
-    // kinds of view.
+    // kinds of view; narrow N (the tall kernel: aligned and unaligned rows of A, split over K, N = 2).
     struct Case {
         Size size;
         Layout layout;
@@ -165,7 +165,8 @@ TEST_P(Kernel, DeterministicRunToRun) {
                            Case{{1, 4096, 8192}, {}}, Case{{3000, 3000, 3000}, {}}, Case{{32, 4096, 2048}, {}},
                            Case{{20, 1003, 5000}, {}}, Case{{13, 1000, 3001}, {3, 1}}, Case{{7, 9, 100003}, {}},
                            Case{{1000, 1003, 7}, {}}, Case{{999, 260, 32}, {1, 1}}, Case{{50, 1003, 3000}, {1, 1}},
-                           Case{{64, 4096, 1024}, {}}, Case{{16, 1000, 4096}, {}}}) {
+                           Case{{64, 4096, 1024}, {}}, Case{{16, 1000, 4096}, {}}, Case{{3001, 7, 5000}, {}},
+                           Case{{1000, 5, 3001}, {3, 1}}, Case{{37, 8, 20000}, {}}, Case{{70, 2, 1027}, {}}}) {
         const Size& s = tc.size;
         Problem p(s, 0.5f, 3.0f, run_seed(), true, tc.layout);
         if (!k.can_implement(p.args()).empty()) continue;

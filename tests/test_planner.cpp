@@ -64,7 +64,8 @@ TEST(Planner, PicksOnAnH200) {
     EXPECT_EQ(picked({16, 24576, 4096}, d), "16x128x8 w16x64 s5 splitk=2");
     EXPECT_EQ(picked({24, 24576, 4096}, d), "32x128x8 w32x64 s5 splitk=6");
     EXPECT_EQ(picked({16, 4096, 4096}, d), "16x128x8 w16x64 s5 splitk=16");
-    EXPECT_EQ(picked({7, 9, 100003, true, false}, d), "skinny m<=8 4 floats splitk=121");  // 16 rows: > 2x padding
+    EXPECT_EQ(picked({7, 9, 100003, true, false}, d), "skinny m<=8 4 floats splitk=121");
+    EXPECT_EQ(picked({2104, 3, 58201}, d), "tall n<=8 splitk=4");  // rows of A streamed along K
     EXPECT_EQ(picked({4097, 1, 4097, true, false}, d), "gemv n=1 256 lanes/row");  // a block per row: 4097 blocks
     EXPECT_EQ(picked({100000, 1, 64}, d), "gemv n=1 4 lanes/row");  // 16 elements per lane
     EXPECT_EQ(picked({1, 4097, 4097, true, false}, d), "skinny m<=4 4 floats splitk=4");
@@ -90,12 +91,13 @@ TEST(Planner, PicksFollowTheGpu) {
 
 TEST(Planner, EveryPlanCoversKOnceAndAsksForItsWorkspace) {
     const DeviceModel d = h200();
-    for (const Shape s : {Shape{256, 256, 16384}, Shape{3000, 3000, 3000}, Shape{20, 7047, 16056, true, false},
-                          Shape{46341, 46341, 2}, Shape{1, 4097, 4097}, Shape{129, 257, 65537}}) {
+    for (const Shape s :
+         {Shape{256, 256, 16384}, Shape{3000, 3000, 3000}, Shape{20, 7047, 16056, true, false}, Shape{3001, 7, 50001},
+          Shape{1599, 5, 14347}, Shape{46341, 46341, 2}, Shape{1, 4097, 4097}, Shape{129, 257, 65537}}) {
         for (const Plan& p : all_plans(s, d)) {
             SCOPED_TRACE(p.describe() + " on " + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" +
                          std::to_string(s.K));
-            if (p.kind == Plan::kTile || p.kind == Plan::kSkinny) {
+            if (p.kind == Plan::kTile || p.kind == Plan::kSkinny || p.kind == Plan::kTall) {
                 // splits ranges of k_per_split rows, none empty: (S - 1) k < K <= S k.
                 EXPECT_LT(static_cast<long long>(p.splits - 1) * p.k_per_split, s.K);
                 EXPECT_GE(static_cast<long long>(p.splits) * p.k_per_split, s.K);
@@ -107,6 +109,15 @@ TEST(Planner, EveryPlanCoversKOnceAndAsksForItsWorkspace) {
                 const std::size_t need = p.splits > 1 ? static_cast<std::size_t>(p.splits) * s.M * s.N * 4 +
                         static_cast<std::size_t>(p.col_blocks) * p.row_groups * 4
                                                       : 0;
+                EXPECT_GE(p.workspace, need);
+            }
+            if (p.kind == Plan::kTall) {
+                EXPECT_TRUE(s.N >= 2 && s.N <= p.rows && p.rows <= kTallMaxN);
+                EXPECT_EQ(p.row_blocks, (s.M + 8 * tall_rows(p.rows) - 1) / (8 * tall_rows(p.rows)));
+                EXPECT_EQ(p.k_per_split % 4 == 0 || p.splits == 1, true);  // float4 loads of A start on 16 bytes
+                const std::size_t need = p.splits > 1
+                    ? static_cast<std::size_t>(p.splits) * s.M * s.N * 4 + static_cast<std::size_t>(p.row_blocks) * 4
+                    : 0;
                 EXPECT_GE(p.workspace, need);
             }
             if (p.kind == Plan::kOuter) EXPECT_LE(s.K, kOuterMaxK);

@@ -93,6 +93,11 @@ constexpr int kSkinnyMaxM = 64;                                                 
 constexpr int kSkinnyGroups = 8, kSkinnyChunk = 512;                             // k-groups (warps), A chunk rows
 constexpr int kSkinnyCols = 128, kSkinnyDepth = 8, kSkinnyPadA = 4;  // block columns, B rows in flight per warp
 constexpr int kSkinnyMaxSplits = 4096;
+constexpr int kTallMaxN = 8;                                       // tall: N at most
+constexpr int tall_nb(int) { return kTallMaxN; }                    // tall: the columns a block computes
+constexpr int tall_rows(int nb) { return 32 / nb; }                 // tall: rows per warp (32 sums a lane)
+constexpr int tall_chunk(int nb) { return 4096 / nb; }              // tall: rows of B per chunk
+constexpr int tall_smem(int nb) { return 2 * nb * (tall_chunk(nb) + 4) * 4 + 16; }  // static shared memory
 // Shared memory of the skinny kernel: two A chunks (or the reduction's sums, in the same bytes) and the rings.
 constexpr int skinny_a_floats(int mr) {
     return std::max(2 * kSkinnyChunk * (mr + kSkinnyPadA), kSkinnyGroups * 4 * kSkinnyCols);  // two A buffers
@@ -105,12 +110,13 @@ constexpr int skinny_row_index(int mr) { return mr <= 4 ? 0 : mr <= 8 ? 1 : 2; }
 // The kernels as the calibration knows them: a plan's class (plan_class below) names the kernel it
 // launches. Every class has a time scale, measured per GPU.
 // Skinny classes: MR rows, "s" where B is read as 4-byte floats, "g" for 16 rows in several row groups.
-constexpr const char* kClassNames[] = {"tile0",   "tile1",    "tile2",    "tile3",     "tile4",     "tile5",
-                                       "tile6",   "tile7",    "gemv_n1",  "outer",     "skinny4",   "skinny4s",
-                                       "skinny8", "skinny8s", "skinny16", "skinny16s", "skinny16g", "skinny16gs"};
+constexpr const char* kClassNames[] = {"tile0",     "tile1",     "tile2",      "tile3",    "tile4",
+                                       "tile5",     "tile6",     "tile7",      "gemv_n1",  "outer",
+                                       "skinny4",   "skinny4s",  "skinny8",    "skinny8s", "skinny16",
+                                       "skinny16s", "skinny16g", "skinny16gs", "tall8"};
 constexpr int kNumClasses = sizeof(kClassNames) / sizeof(kClassNames[0]);
-static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4,
-              "one class per tile shape, gemv, outer, skinny (MR or groups, float4 or not)");
+static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4 + 1,
+              "one class per tile shape, gemv, outer, skinny (MR or groups, float4 or not), tall");
 
 // [doc:calibration]
 // What one GPU gives the kernels. The fractions turn its peaks (FFMA: 2 x lanes x SMs x clock; DRAM:
@@ -124,6 +130,7 @@ struct Calibration {
     double dram_fraction = sgemm::kStreamDramFraction;  // DRAM bandwidth a streaming kernel reaches, of the peak
     double outer_fraction = 0.2;  // the outer kernel's FFMA rate, of the peak (3 blocks, 24 warps per SM)
     double skinny_fraction = 0.3;  // the skinny kernel's FFMA rate, of the peak (1 block of 8 warps per SM)
+    double tall_fraction = 0.5;    // the tall kernel's FFMA rate, of the peak
     std::array<double, kNumClasses> scale = [] {
         std::array<double, kNumClasses> one{};
         one.fill(1.0);
@@ -167,6 +174,8 @@ inline Calibration parse_calibration(const std::string& text) {
             c.outer_fraction = value;
         else if (name == "skinny_fraction")
             c.skinny_fraction = value;
+        else if (name == "tall_fraction")
+            c.tall_fraction = value;
         else
             fail("unknown name");
     }
@@ -203,6 +212,7 @@ struct DeviceModel {
     // [/doc:register-counts]
     int outer_regs = 80;
     std::array<int, 3> skinny_regs{113, 128, 202};
+    int tall_regs = 126;
 
     double ffma_peak() const { return sgemm::ffma_peak_flops(cc, sms, sm_clock_hz); }
     // [doc:sm-flops]
@@ -265,7 +275,7 @@ struct Shape {
 };
 
 struct Plan {
-    enum Kind { kTile, kGemvN1, kSkinny, kOuter } kind = kTile;
+    enum Kind { kTile, kGemvN1, kSkinny, kOuter, kTall } kind = kTile;
     int config = 0;  // kTileShapes index
     int splits_asked = 1;  // the split count it was made for (the candidate id)
     int splits = 1;  // K ranges (1: no split)
@@ -276,6 +286,7 @@ struct Plan {
     int rows = 0, vec = 0;  // skinny: MR (rows of A per block) and 4 (float4 B) or 1
     int row_groups = 1;  // skinny: blocks per column range (M <= row_groups x MR)
     int col_blocks = 0;  // skinny: column ranges
+    int row_blocks = 0;  // tall: row ranges of 8 x tall_rows(NB) rows
     std::size_t workspace =
         0;  // packed B (256-byte aligned) then the partial tiles (tile); partials then counters (skinny)
     std::size_t pack_bytes = 0, partial_bytes = 0;
@@ -285,6 +296,7 @@ struct Plan {
         if (kind == kGemvN1) return 100000 + gemv_width;
         if (kind == kOuter) return 900000;
         if (kind == kSkinny) return 1000000 + rows * 100000 + row_groups * 10000 + (vec == 4 ? 5000 : 0) + splits;
+        if (kind == kTall) return 3000000 + rows * 10000 + splits;
         return (config * 2 + (tail ? 1 : 0)) * 1000 + (pack_b ? 500 : 0) + splits_asked;
     }
     std::string describe() const {
@@ -293,6 +305,9 @@ struct Plan {
             std::snprintf(s, sizeof s, "gemv n=1 %d lanes/row", gemv_width);
         } else if (kind == kOuter) {
             std::snprintf(s, sizeof s, "outer %dx%d k<=%d", kOuterBM, kOuterBN, kOuterMaxK);
+        } else if (kind == kTall) {
+            int n = std::snprintf(s, sizeof s, "tall n<=%d", rows);
+            if (splits > 1) std::snprintf(s + n, sizeof s - n, " splitk=%d", splits);
         } else if (kind == kSkinny) {
             int n = std::snprintf(s, sizeof s, "skinny m<=%d", rows);
             if (row_groups > 1) n += std::snprintf(s + n, sizeof s - n, " x%d", row_groups);
@@ -317,6 +332,7 @@ inline int plan_class(const Plan& p) {
         case Plan::kTile: return p.config;
         case Plan::kGemvN1: return kNumTileShapes;
         case Plan::kOuter: return kNumTileShapes + 1;
+        case Plan::kTall: return kNumTileShapes + 2 + 2 * 4;
         default:
             return kNumTileShapes + 2 + 2 * (p.row_groups > 1 ? 3 : skinny_row_index(p.rows)) + (p.vec == 4 ? 0 : 1);
     }
@@ -437,6 +453,43 @@ inline Plan make_gemv_n1_plan(const Shape& s, const DeviceModel& d) {
     return plan;
 }
 
+// A streaming plan's K ranges: ceil(K / S) rows for S = `splits_asked`, rounded up to a multiple of
+// `quantum` (at most K; 64-bit: K may be 2^31 - 1), at least `min_rows` each when split; then the
+// partials (S x M x N floats, at most 512 MiB: more would crowd out the problem itself) and one
+// counter per block of a split's grid (`blocks`). False where the split makes no sense.
+inline bool split_streaming_k(Plan& plan, const Shape& s, int splits_asked, int quantum, int min_rows,
+                              long long blocks) {
+    const long long per_split = (static_cast<long long>(s.K) + splits_asked - 1) / splits_asked;
+    plan.k_per_split = static_cast<int>(std::min<long long>((per_split + quantum - 1) / quantum * quantum, s.K));
+    plan.splits = ceil_div(s.K, plan.k_per_split);
+    plan.splits_asked = splits_asked;
+    if (splits_asked > 1 && (plan.splits < 2 || plan.k_per_split < min_rows)) return false;
+    if (plan.splits > kSkinnyMaxSplits) return false;
+    if (plan.splits > 1) {
+        plan.partial_bytes = sgemm::align256(static_cast<std::size_t>(plan.splits) * s.M * s.N * sizeof(float));
+        if (plan.partial_bytes > (512u << 20)) return false;
+        plan.workspace = plan.partial_bytes + static_cast<std::size_t>(blocks) * sizeof(unsigned);
+    }
+    return true;
+}
+
+// A streaming plan's time from its FMAs, the bytes it moves at `dram` (what its loads in flight
+// sustain) and from L2: max of the two, one launch, and for S > 1 splits the partials written and
+// read back, the counters' memset and the last block's sums (S partials per output from L2, 8 loads
+// in flight per thread, one L2 latency per 8); times the class's scale.
+inline double streaming_seconds(const Shape& s, const Plan& plan, const DeviceModel& d, double compute, double dram,
+                                double a_b_bytes, double l2_bytes) {
+    const double c_passes = s.beta_zero ? 1.0 : 2.0;
+    double memory = (a_b_bytes + 4.0 * c_passes * double(s.M) * s.N) / dram + l2_bytes / d.l2();
+    double fixed = kLaunchS;
+    if (plan.splits > 1) {
+        const double bw = plan.partial_bytes <= static_cast<std::size_t>(d.l2_bytes / 2) ? d.l2() : d.dram();
+        memory += 2.0 * plan.partial_bytes / bw;
+        fixed += kReduceLaunchS + ceil_div(plan.splits, 8) * kL2LatencyS;
+    }
+    return (std::max(compute, memory) + fixed) * d.cal.scale[plan_class(plan)];
+}
+
 // [doc:make-skinny-plan]
 // M <= 64: the skinny kernel with MR = the smallest of 4, 8, 16 rows that holds M (16 rows in
 // ceil(M / 16) row groups above 16), and `splits_asked` K ranges (multiples of 64 rows, at least 256
@@ -454,19 +507,9 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
     const int cols = kSkinnyCols;
     plan.col_blocks = ceil_div(s.N, cols);
     if (static_cast<long long>(plan.col_blocks) * plan.row_groups > INT_MAX) return std::nullopt;
-    // ceil(K / S) rounded up to whole rounds of 64 rows for every warp, at most K (64-bit: K may be 2^31 - 1).
-    const long long per_split = (static_cast<long long>(s.K) + splits_asked - 1) / splits_asked;
-    plan.k_per_split = static_cast<int>(std::min<long long>((per_split + 63) / 64 * 64, s.K));
-    plan.splits = ceil_div(s.K, plan.k_per_split);
-    plan.splits_asked = splits_asked;
-    if (splits_asked > 1 && (plan.splits < 2 || plan.k_per_split < 256)) return std::nullopt;
-    if (plan.splits > kSkinnyMaxSplits) return std::nullopt;
+    // Whole rounds of 64 rows for every warp, at least 256 rows a split.
     const long long grid_x = static_cast<long long>(plan.col_blocks) * plan.row_groups;
-    if (plan.splits > 1) {
-        plan.partial_bytes = sgemm::align256(static_cast<std::size_t>(plan.splits) * s.M * s.N * sizeof(float));
-        if (plan.partial_bytes > (512u << 20)) return std::nullopt;  // would crowd out the problem itself
-        plan.workspace = plan.partial_bytes + static_cast<std::size_t>(grid_x) * sizeof(unsigned);
-    }
+    if (!split_streaming_k(plan, s, splits_asked, 64, 256, grid_x)) return std::nullopt;
     plan.occupancy =
         blocks_per_sm(kStreamThreads, skinny_smem(plan.rows), d.skinny_regs[skinny_row_index(plan.rows)], d);
     const long long blocks = grid_x * plan.splits;
@@ -480,20 +523,44 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
         kSkinnyDepth * cols * 4.0;
     const double needed = d.dram() / d.sms * 1e-6;
     const double dram = d.dram() * std::min(1.0, in_flight / needed);
-    const double c_passes = s.beta_zero ? 1.0 : 2.0;
-    double memory = 4.0 * (double(s.K) * s.N + c_passes * double(s.M) * s.N) / dram +
-        4.0 * (plan.row_groups - 1) * double(s.K) * s.N / d.l2() + 4.0 * double(s.M) * s.K * plan.col_blocks / d.l2();
-    double fixed = kLaunchS;
-    if (plan.splits > 1) {
-        const double bw = plan.partial_bytes <= static_cast<std::size_t>(d.l2_bytes / 2) ? d.l2() : d.dram();
-        memory += 2.0 * plan.partial_bytes / bw;
-        // The counters' memset, and the last block's sums: S partials per output from L2, 8 loads
-        // in flight per thread, one L2 latency per 8.
-        fixed += kReduceLaunchS + ceil_div(plan.splits, 8) * kL2LatencyS;
-    }
-    plan.seconds = (std::max(compute, memory) + fixed) * d.cal.scale[plan_class(plan)];
+    // B once from DRAM (the other row groups' reads from L2), A from L2 by every column range.
+    plan.seconds =
+        streaming_seconds(s, plan, d, compute, dram, 4.0 * double(s.K) * s.N,
+                          4.0 * (plan.row_groups - 1) * double(s.K) * s.N + 4.0 * double(s.M) * s.K * plan.col_blocks);
     return plan;
 }
+
+// [doc:make-tall-plan]
+// 2 <= N <= 8: the tall kernel (8 columns), `splits_asked` K ranges (multiples of 4 rows,
+// at least 512 each). The model: A read once from DRAM at the bandwidth the loads in flight
+// sustain, B from L2 by every row range, C written; the FMAs (NB columns, padding included) at the
+// kernel's fraction of the FFMA peak; a split adds its partials, a memset and the last block's sums.
+inline std::optional<Plan> make_tall_plan(const Shape& s, const DeviceModel& d, int splits_asked) {
+    if (s.N < 2 || s.N > kTallMaxN) return std::nullopt;
+    Plan plan;
+    plan.kind = Plan::kTall;
+    plan.rows = tall_nb(s.N);
+    const int block_rows = 8 * tall_rows(plan.rows);
+    const long long row_blocks = (static_cast<long long>(s.M) + block_rows - 1) / block_rows;
+    if (row_blocks > INT_MAX) return std::nullopt;
+    plan.row_blocks = static_cast<int>(row_blocks);
+    // Ranges of 4 rows (float4 loads of A start on 16 bytes), at least 512 a split.
+    if (!split_streaming_k(plan, s, splits_asked, 4, 512, row_blocks)) return std::nullopt;
+    plan.occupancy = blocks_per_sm(kStreamThreads, tall_smem(plan.rows), d.tall_regs, d);
+    const long long blocks = row_blocks * plan.splits;
+    const double per_sm = static_cast<double>((blocks + d.sms - 1) / d.sms);
+    const double block_flop = 2.0 * block_rows * plan.rows * plan.k_per_split;
+    const double compute = per_sm * block_flop / (d.ffma_peak() / d.sms * d.cal.tall_fraction);
+    // Loads in flight: a warp has a step of its rows x 512 bytes of A in flight.
+    const double in_flight = std::min<double>(plan.occupancy, static_cast<double>(blocks) / d.sms) * block_rows * 512.0;
+    const double needed = d.dram() / d.sms * 1e-6;
+    const double dram = d.dram() * std::min(1.0, in_flight / needed);
+    // A once from DRAM, B from L2 by every row range.
+    plan.seconds =
+        streaming_seconds(s, plan, d, compute, dram, 4.0 * double(s.M) * s.K, 4.0 * double(s.K) * s.N * row_blocks);
+    return plan;
+}
+// [/doc:make-tall-plan]
 
 // [doc:make-outer-plan]
 // K <= 32: the outer kernel, one 64 x 128 tile of C per block, bound by writing C.
@@ -522,6 +589,13 @@ inline std::vector<Plan> all_plans(const Shape& s, const DeviceModel& d) {
         if (auto plan = make_skinny_plan(s, d, splits)) {
             const bool seen = std::any_of(plans.begin(), plans.end(), [&](const Plan& q) {
                 return q.kind == Plan::kSkinny && q.splits == plan->splits;
+            });
+            if (!seen) plans.push_back(*plan);
+        }
+    for (int splits = 1; splits <= kSkinnyMaxSplits; splits *= 2)
+        if (auto plan = make_tall_plan(s, d, splits)) {
+            const bool seen = std::any_of(plans.begin(), plans.end(), [&](const Plan& q) {
+                return q.kind == Plan::kTall && q.splits == plan->splits;
             });
             if (!seen) plans.push_back(*plan);
         }

@@ -4,6 +4,8 @@
 //  * gemv_n1 (N == 1): lanes of a warp share a row of A;
 //  * skinny (M <= 64): 16, 8 or 4 rows of A per block in shared memory, B streamed once, K split
 //    across blocks with a fixed-order reduction by the block that finishes last (one launch);
+//  * tall (2 <= N <= 8): rows of A streamed along K, B's chunk in shared memory, K split across
+//    blocks as skinny does;
 //  * outer (K <= 32): the whole K of a tile in shared memory, C written in full 128-byte lines.
 #pragma once
 
@@ -275,6 +277,167 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
     // [/doc:split-sum]
 }
 // [/doc:skinny]
+
+// [doc:tall]
+// ---- tall: 2 <= N <= 8, C (M x N) = alpha * A B + beta * C, A streamed once. The mirror of skinny
+// for tall, narrow C, where a tile kernel reads A in 32-byte pieces of 128 rows per k-tile. A block
+// owns tall_rows(NB) rows per warp (8 warps) and one K range (blockIdx.y = the split); per chunk of
+// tall_chunk(NB) rows of B it stages the chunk transposed in shared memory, Bs[n][k] (the next one
+// copied by cp.async meanwhile), and every warp
+// streams its rows of A along k: one warp instruction reads 512 contiguous bytes of a row (float4s,
+// where A's rows are 16-byte aligned; otherwise 4-byte loads at lane, lane + 32, ...). Each lane
+// keeps NB accumulators per row for the k's it read; at the end the 32 lanes' sums are added by a
+// fixed butterfly that leaves each (row, column) with one lane. With S > 1 splits the last block of
+// a row range adds the S partials in split order (as skinny). Every sum has a fixed order.
+struct TallParams {
+    sgemm::GemmArgs a;
+    int k_per_split;  // rows of B per split, a multiple of 4 (the last split may have fewer)
+    float* partials;  // splits x M x N floats (splits > 1)
+    unsigned* counters;  // one per row range, zero on entry (splits > 1)
+};
+
+// The k (of a chunk's 128 per step) that lane `lane` reads in its v-th element.
+template <bool kVec>
+__device__ __forceinline__ int tall_k(int lane, int v) {
+    return kVec ? lane * 4 + v : lane + 32 * v;
+}
+
+template <int NB, bool kVec>
+__global__ void __launch_bounds__(256, 2) sgemm_10_every_shape_tall(const TallParams p) {
+    constexpr int R = tall_rows(NB), kValues = R * NB, KC = tall_chunk(NB), kStepsPerChunk = KC / 128;
+    static_assert(kValues == 32, "the butterfly leaves each lane one of its warp's R x NB = 32 sums");
+    static_assert(KC % 128 == 0, "a chunk is whole steps of 128 k (32 lanes x 4)");
+    // Bs[buf][n][k] = B[k0 + k][n]: two chunks, the next one copied (cp.async) while this one is used.
+    __shared__ __align__(16) float Bs[2][NB][KC + 4];  // +4: fewer bank conflicts on the transposed stores
+    __shared__ bool last_block;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int M = p.a.M, N = p.a.N;
+    const long long row0 = static_cast<long long>(blockIdx.x) * 8 * R + warp * R;  // this warp's first row
+    const long long k_begin = static_cast<long long>(blockIdx.y) * p.k_per_split;
+    const long long k_end = min(static_cast<long long>(p.a.K), k_begin + p.k_per_split);
+    const long long steps = (k_end - k_begin + 127) / 128;
+    const float* a_rows[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) a_rows[r] = row0 + r < M ? p.a.A + (row0 + r) * p.a.lda : nullptr;
+
+    // B's chunk c (KC rows from k_begin + c KC) into buffer `buf`, transposed, zero past K and N.
+    auto copy_b = [&](int buf, long long c) {
+        const long long k0 = k_begin + c * KC;
+        for (int i = tid; i < KC * NB; i += 256) {  // consecutive threads: along a row of B
+            const int k = i / NB, n = i % NB;
+            const bool in = k0 + k < k_end && n < N;
+            sgemm::cp_async4(&Bs[buf][n][k], in ? p.a.B + (k0 + k) * p.a.ldb + n : p.a.B, in ? 4 : 0);
+        }
+        sgemm::cp_async_commit();
+    };
+    // A's 4 k of step `step` for each of the warp's rows (zeros past K and M).
+    auto load_a = [&](float(&a)[R][4], long long step) {
+        const long long k = k_begin + step * 128;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            if (kVec && a_rows[r] && k + 128 <= k_end) {
+                const float4 v = *reinterpret_cast<const float4*>(a_rows[r] + k + lane * 4);
+                a[r][0] = v.x, a[r][1] = v.y, a[r][2] = v.z, a[r][3] = v.w;
+            } else {
+#pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    const long long kv = k + tall_k<kVec>(lane, v);
+                    a[r][v] = a_rows[r] && kv < k_end ? a_rows[r][kv] : 0.0f;
+                }
+            }
+        }
+    };
+
+    float acc[R][NB] = {};
+    float a[R][4], next[R][4];
+    copy_b(0, 0);
+    load_a(a, 0);
+    // Software-pipelined: the loads of step s + 1 are issued before the FMAs of step s, across
+    // the barrier between chunks too, so a warp always has a step of A in flight.
+    for (long long s = 0; s < steps; ++s) {
+        const long long c = s / kStepsPerChunk;
+        const int buf = static_cast<int>(c & 1), q = static_cast<int>(s % kStepsPerChunk) * 128;
+        if (q == 0) {
+            sgemm::cp_async_wait<0>();
+            __syncthreads();  // chunk c has landed for every thread; every warp is done with chunk c - 1
+            if ((c + 1) * KC < k_end - k_begin) copy_b(buf ^ 1, c + 1);
+        }
+        if (s + 1 < steps) load_a(next, s + 1);
+#pragma unroll
+        for (int n = 0; n < NB; ++n) {
+            float b[4];
+            if constexpr (kVec) {
+                const float4 v = *reinterpret_cast<const float4*>(&Bs[buf][n][q + lane * 4]);
+                b[0] = v.x, b[1] = v.y, b[2] = v.z, b[3] = v.w;
+            } else {
+#pragma unroll
+                for (int v = 0; v < 4; ++v) b[v] = Bs[buf][n][q + tall_k<kVec>(lane, v)];
+            }
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) acc[r][n] += a[r][v] * b[v];
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) a[r][v] = next[r][v];
+    }
+
+    // The warp's R x NB = 32 sums over its 32 lanes: at each step a lane keeps one half of its values
+    // and adds the partner's (lane ^ offset) copy of that half, so after 5 steps lane l holds value l.
+    float v[kValues];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int n = 0; n < NB; ++n) v[r * NB + n] = acc[r][n];
+    int count = kValues;
+#pragma unroll
+    for (int offset = 16; offset >= 1; offset /= 2) {
+        const bool upper = lane & offset;
+        const int half = count / 2;
+#pragma unroll
+        for (int i = 0; i < kValues / 2; ++i) {
+            if (i >= half) break;
+            const float send = upper ? v[i] : v[i + half];
+            const float keep = upper ? v[i + half] : v[i];
+            v[i] = keep + __shfl_xor_sync(0xffffffffu, send, offset);
+        }
+        count = half;
+    }
+    const bool split = gridDim.y > 1;
+    float* partial = p.partials + static_cast<long long>(blockIdx.y) * M * N;
+#pragma unroll
+    for (int j = 0; j < kValues / 32; ++j) {
+        const int idx = lane * (kValues / 32) + j, r = idx / NB, n = idx % NB;
+        const long long m = row0 + r;
+        if (m >= M || n >= N) continue;
+        if (split)
+            partial[m * N + n] = v[j];
+        else
+            p.a.C[m * p.a.ldc + n] = sgemm::scale(v[j], p.a.alpha, p.a.beta, &p.a.C[m * p.a.ldc + n]);
+    }
+    if (!split) return;
+
+    // Split: the last block of this row range to finish adds the partials in split order.
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) last_block = atomicAdd(&p.counters[blockIdx.x], 1u) == gridDim.y - 1;
+    __syncthreads();
+    if (!last_block) return;
+    __threadfence();
+    const long long first = static_cast<long long>(blockIdx.x) * 8 * R;
+    const int rows = static_cast<int>(min(static_cast<long long>(8 * R), M - first));
+    for (int e = tid; e < rows * N; e += 256) {
+        const long long m = first + e / N, n = e % N;
+        const float* src = p.partials + m * N + n;
+        float sum = __ldcg(src);
+#pragma unroll 8
+        for (unsigned s = 1; s < gridDim.y; ++s) sum += __ldcg(src + static_cast<long long>(s) * M * N);
+        p.a.C[m * p.a.ldc + n] = sgemm::scale(sum, p.a.alpha, p.a.beta, &p.a.C[m * p.a.ldc + n]);
+    }
+}
+// [/doc:tall]
 
 // [doc:outer]
 // ---- outer: K <= kOuterMaxK. A tile of C is kOuterBM x kOuterBN outputs, each a sum of K
