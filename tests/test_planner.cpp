@@ -153,8 +153,8 @@ TEST(Planner, SizesNear2To31KeepEveryPlanLaunchable) {
         for (const Plan& p : plans) {
             SCOPED_TRACE(p.describe());
             EXPECT_GE(p.splits, 1);
-            EXPECT_LE(p.splits, 65535);  // gridDim.y of the skinny kernel
-            if (p.kind == Plan::kSkinny || p.kind == Plan::kTile) {
+            EXPECT_LE(p.splits, 65535);  // gridDim.y of the skinny and tall kernels
+            if (p.kind == Plan::kSkinny || p.kind == Plan::kTile || p.kind == Plan::kTall) {
                 EXPECT_GT(p.k_per_split, 0);
                 EXPECT_GE(static_cast<long long>(p.splits) * p.k_per_split, s.K);
             }
