@@ -45,7 +45,7 @@ std::uint64_t run_seed() {
 
 const Size kShapes[] = {{1, 1, 1},       {1, 1, 17},      {3, 5, 7},          {17, 33, 65},   {127, 129, 131},
                         {128, 128, 128}, {255, 257, 129}, {1000, 1000, 1000}, {33, 4097, 17}, {4096, 64, 512},
-                        {64, 4096, 512}, {1, 4097, 300},  {1, 4096, 8192}};
+                        {64, 4096, 512}, {1, 4097, 300},  {1, 4096, 8192},    {3001, 7, 5000}};
 const std::pair<float, float> kScalars[] = {{1.0f, 0.0f}, {0.5f, 3.0f}, {-1.25f, 1.0f}};
 
 // The layouts `k` is tested in: all four where it takes every layout, NN alone otherwise.
@@ -156,17 +156,19 @@ TEST_P(Kernel, DeterministicRunToRun) {
     // and not, split over K (the last block of a column range reduces) on a padded, unaligned view
     // too, in one and in several row groups, with 16-byte rows and a partial last column range (N =
     // 1000: 8 columns of 128), a tiny M x N with a huge K, and small K (the outer kernel) on both
-    // kinds of view; narrow N (the tall kernel: aligned and unaligned rows of A, split over K, N = 2).
+    // kinds of view; narrow N (the tall kernel: aligned and unaligned rows of A, split over K, N = 2, and
+    // rows of A 16-byte aligned with K not a multiple of 4: float4 loads, then a scalar tail).
     struct Case {
         Size size;
         Layout layout;
     };
-    for (const Case& tc : {Case{{129, 131, 4099}, {}}, Case{{64, 64, 8192}, {}}, Case{{1000, 1, 3000}, {}},
-                           Case{{1, 4096, 8192}, {}}, Case{{3000, 3000, 3000}, {}}, Case{{32, 4096, 2048}, {}},
-                           Case{{20, 1003, 5000}, {}}, Case{{13, 1000, 3001}, {3, 1}}, Case{{7, 9, 100003}, {}},
-                           Case{{1000, 1003, 7}, {}}, Case{{999, 260, 32}, {1, 1}}, Case{{50, 1003, 3000}, {1, 1}},
-                           Case{{64, 4096, 1024}, {}}, Case{{16, 1000, 4096}, {}}, Case{{3001, 7, 5000}, {}},
-                           Case{{1000, 5, 3001}, {3, 1}}, Case{{37, 8, 20000}, {}}, Case{{70, 2, 1027}, {}}}) {
+    for (const Case& tc :
+         {Case{{129, 131, 4099}, {}}, Case{{64, 64, 8192}, {}}, Case{{1000, 1, 3000}, {}}, Case{{1, 4096, 8192}, {}},
+          Case{{3000, 3000, 3000}, {}}, Case{{32, 4096, 2048}, {}}, Case{{20, 1003, 5000}, {}},
+          Case{{13, 1000, 3001}, {3, 1}}, Case{{7, 9, 100003}, {}}, Case{{1000, 1003, 7}, {}},
+          Case{{999, 260, 32}, {1, 1}}, Case{{50, 1003, 3000}, {1, 1}}, Case{{64, 4096, 1024}, {}},
+          Case{{16, 1000, 4096}, {}}, Case{{3001, 7, 5000}, {}}, Case{{1000, 5, 3001}, {3, 1}},
+          Case{{37, 8, 20000}, {}}, Case{{70, 2, 1027}, {}}, Case{{1000, 5, 4097}, {3, 0}}}) {
         const Size& s = tc.size;
         Problem p(s, 0.5f, 3.0f, run_seed(), true, tc.layout);
         if (!k.can_implement(p.args()).empty()) continue;

@@ -94,7 +94,7 @@ constexpr int kSkinnyGroups = 8, kSkinnyChunk = 512;                            
 constexpr int kSkinnyCols = 128, kSkinnyDepth = 8, kSkinnyPadA = 4;  // block columns, B rows in flight per warp
 constexpr int kSkinnyMaxSplits = 4096;
 constexpr int kTallMaxN = 8;                                       // tall: N at most
-constexpr int tall_nb(int) { return kTallMaxN; }                    // tall: the columns a block computes
+constexpr int tall_nb(int) { return kTallMaxN; }  // tall: the columns a block computes, the one width compiled
 constexpr int tall_rows(int nb) { return 32 / nb; }                 // tall: rows per warp (32 sums a lane)
 constexpr int tall_chunk(int nb) { return 4096 / nb; }              // tall: rows of B per chunk
 constexpr int tall_smem(int nb) { return 2 * nb * (tall_chunk(nb) + 4) * 4 + 16; }  // static shared memory
@@ -283,7 +283,7 @@ struct Plan {
     bool pack_b = false;  // copy B into an aligned workspace first (B's rows not 16-byte aligned)
     int tiles = 0, dp_tiles = 0, sk_tiles = 0, k_per_split = 0, occupancy = 0;
     int gemv_width = 0;  // gemv_n1: lanes per row
-    int rows = 0, vec = 0;  // skinny: MR (rows of A per block) and 4 (float4 B) or 1
+    int rows = 0, vec = 0;  // skinny: MR (rows of A per block) and 4 (float4 B) or 1; tall: the columns computed
     int row_groups = 1;  // skinny: blocks per column range (M <= row_groups x MR)
     int col_blocks = 0;  // skinny: column ranges
     int row_blocks = 0;  // tall: row ranges of 8 x tall_rows(NB) rows

@@ -284,14 +284,14 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
 // owns tall_rows(NB) rows per warp (8 warps) and one K range (blockIdx.y = the split); per chunk of
 // tall_chunk(NB) rows of B it stages the chunk transposed in shared memory, Bs[n][k] (the next one
 // copied by cp.async meanwhile), and every warp
-// streams its rows of A along k: one warp instruction reads 512 contiguous bytes of a row (float4s,
-// where A's rows are 16-byte aligned; otherwise 4-byte loads at lane, lane + 32, ...). Each lane
+// streams its rows of A along k: where A's rows are 16-byte aligned one warp instruction reads 512
+// contiguous bytes of a row (float4s), otherwise 128 (4-byte loads at lane, lane + 32, ...). Each lane
 // keeps NB accumulators per row for the k's it read; at the end the 32 lanes' sums are added by a
 // fixed butterfly that leaves each (row, column) with one lane. With S > 1 splits the last block of
 // a row range adds the S partials in split order (as skinny). Every sum has a fixed order.
 struct TallParams {
     sgemm::GemmArgs a;
-    int k_per_split;  // rows of B per split, a multiple of 4 (the last split may have fewer)
+    int k_per_split;  // rows of B per split, a multiple of 4 when K is split (the last split may have fewer)
     float* partials;  // splits x M x N floats (splits > 1)
     unsigned* counters;  // one per row range, zero on entry (splits > 1)
 };
