@@ -94,11 +94,10 @@ SkinnyKernel skinny_kernel_for(int rows, int vec) {
     }
 }
 
-// The tall kernel (tall_nb's kTallMaxN columns: the plan's row_blocks count its rows), A read as float4s
-// (vec) or floats.
+// The tall kernel, A read as float4s (vec) or floats.
 using TallKernel = void (*)(TallParams);
 TallKernel tall_kernel_for(bool vec) {
-    return vec ? sgemm_10_every_shape_tall<kTallMaxN, true> : sgemm_10_every_shape_tall<kTallMaxN, false>;
+    return vec ? sgemm_10_every_shape_tall<true> : sgemm_10_every_shape_tall<false>;
 }
 
 // [doc:current-device]

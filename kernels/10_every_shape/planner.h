@@ -93,11 +93,10 @@ constexpr int kSkinnyMaxM = 64;                                                 
 constexpr int kSkinnyGroups = 8, kSkinnyChunk = 512;                             // k-groups (warps), A chunk rows
 constexpr int kSkinnyCols = 128, kSkinnyDepth = 8, kSkinnyPadA = 4;  // block columns, B rows in flight per warp
 constexpr int kSkinnyMaxSplits = 4096;
-constexpr int kTallMaxN = 8;                                       // tall: N at most
-constexpr int tall_nb(int) { return kTallMaxN; }  // tall: the columns a block computes, the one width compiled
-constexpr int tall_rows(int nb) { return 32 / nb; }                 // tall: rows per warp (32 sums a lane)
-constexpr int tall_chunk(int nb) { return 4096 / nb; }              // tall: rows of B per chunk
-constexpr int tall_smem(int nb) { return 2 * nb * (tall_chunk(nb) + 4) * 4 + 16; }  // static shared memory
+// tall: the columns a block computes (N at most), rows per warp (32 sums a lane), rows of B per
+// chunk, and the static shared memory (two chunks of B, transposed and padded, and a flag).
+constexpr int kTallN = 8, kTallRows = 32 / kTallN, kTallChunk = 4096 / kTallN;
+constexpr int kTallSmem = 2 * kTallN * (kTallChunk + 4) * 4 + 16;
 // Shared memory of the skinny kernel: two A chunks (or the reduction's sums, in the same bytes) and the rings.
 constexpr int skinny_a_floats(int mr) {
     return std::max(2 * kSkinnyChunk * (mr + kSkinnyPadA), kSkinnyGroups * 4 * kSkinnyCols);  // two A buffers
@@ -283,10 +282,10 @@ struct Plan {
     bool pack_b = false;  // copy B into an aligned workspace first (B's rows not 16-byte aligned)
     int tiles = 0, dp_tiles = 0, sk_tiles = 0, k_per_split = 0, occupancy = 0;
     int gemv_width = 0;  // gemv_n1: lanes per row
-    int rows = 0, vec = 0;  // skinny: MR (rows of A per block) and 4 (float4 B) or 1; tall: the columns computed
+    int rows = 0, vec = 0;  // skinny: MR (rows of A per block) and 4 (float4 B) or 1
     int row_groups = 1;  // skinny: blocks per column range (M <= row_groups x MR)
     int col_blocks = 0;  // skinny: column ranges
-    int row_blocks = 0;  // tall: row ranges of 8 x tall_rows(NB) rows
+    int row_blocks = 0;  // tall: row ranges of 8 x kTallRows rows
     std::size_t workspace =
         0;  // packed B (256-byte aligned) then the partial tiles (tile); partials then counters (skinny)
     std::size_t pack_bytes = 0, partial_bytes = 0;
@@ -296,7 +295,7 @@ struct Plan {
         if (kind == kGemvN1) return 100000 + gemv_width;
         if (kind == kOuter) return 900000;
         if (kind == kSkinny) return 1000000 + rows * 100000 + row_groups * 10000 + (vec == 4 ? 5000 : 0) + splits;
-        if (kind == kTall) return 3000000 + rows * 10000 + splits;
+        if (kind == kTall) return 3000000 + splits;
         return (config * 2 + (tail ? 1 : 0)) * 1000 + (pack_b ? 500 : 0) + splits_asked;
     }
     std::string describe() const {
@@ -306,7 +305,7 @@ struct Plan {
         } else if (kind == kOuter) {
             std::snprintf(s, sizeof s, "outer %dx%d k<=%d", kOuterBM, kOuterBN, kOuterMaxK);
         } else if (kind == kTall) {
-            int n = std::snprintf(s, sizeof s, "tall n<=%d", rows);
+            int n = std::snprintf(s, sizeof s, "tall n<=%d", kTallN);
             if (splits > 1) std::snprintf(s + n, sizeof s - n, " splitk=%d", splits);
         } else if (kind == kSkinny) {
             int n = std::snprintf(s, sizeof s, "skinny m<=%d", rows);
@@ -473,12 +472,15 @@ inline bool split_streaming_k(Plan& plan, const Shape& s, int splits_asked, int 
     return true;
 }
 
-// A streaming plan's time from its FMAs, the bytes it moves at `dram` (what its loads in flight
-// sustain) and from L2: max of the two, one launch, and for S > 1 splits the partials written and
-// read back, the counters' memset and the last block's sums (S partials per output from L2, 8 loads
-// in flight per thread, one L2 latency per 8); times the class's scale.
-inline double streaming_seconds(const Shape& s, const Plan& plan, const DeviceModel& d, double compute, double dram,
-                                double a_b_bytes, double l2_bytes) {
+// A streaming plan's time from its FMAs and the bytes it moves: A's and B's from DRAM at the
+// bandwidth its loads in flight sustain (DRAM needs about bandwidth x 1 us of them per SM; fewer
+// leave bandwidth unused), C's, and those from L2; max of the two, one launch, and for S > 1 splits
+// the partials written and read back, the counters' memset and the last block's sums (S partials
+// per output from L2, 8 loads in flight per thread, one L2 latency per 8); times the class's scale.
+inline double streaming_seconds(const Shape& s, const Plan& plan, const DeviceModel& d, double compute,
+                                double in_flight_per_sm, double a_b_bytes, double l2_bytes) {
+    const double needed = d.dram() / d.sms * 1e-6;
+    const double dram = d.dram() * std::min(1.0, in_flight_per_sm / needed);
     const double c_passes = s.beta_zero ? 1.0 : 2.0;
     double memory = (a_b_bytes + 4.0 * c_passes * double(s.M) * s.N) / dram + l2_bytes / d.l2();
     double fixed = kLaunchS;
@@ -517,47 +519,41 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
     const double block_flop = 2.0 * plan.rows * cols * plan.k_per_split;
     const double compute = per_sm * block_flop / (d.ffma_peak() / d.sms * d.cal.skinny_fraction);
     // Loads in flight: a warp keeps ~kSkinnyDepth row segments of 512 bytes in flight (the ring, or
-    // two rounds of 4 rows); DRAM needs about bandwidth x 1 us of them per SM. Fewer blocks than
-    // that leave bandwidth unused.
+    // two rounds of 4 rows).
     const double in_flight = std::min<double>(plan.occupancy, static_cast<double>(blocks) / d.sms) * kSkinnyGroups *
         kSkinnyDepth * cols * 4.0;
-    const double needed = d.dram() / d.sms * 1e-6;
-    const double dram = d.dram() * std::min(1.0, in_flight / needed);
     // B once from DRAM (the other row groups' reads from L2), A from L2 by every column range.
     plan.seconds =
-        streaming_seconds(s, plan, d, compute, dram, 4.0 * double(s.K) * s.N,
+        streaming_seconds(s, plan, d, compute, in_flight, 4.0 * double(s.K) * s.N,
                           4.0 * (plan.row_groups - 1) * double(s.K) * s.N + 4.0 * double(s.M) * s.K * plan.col_blocks);
     return plan;
 }
 
 // [doc:make-tall-plan]
-// 2 <= N <= 8: the tall kernel (8 columns), `splits_asked` K ranges (multiples of 4 rows,
-// at least 512 each). The model: A read once from DRAM at the bandwidth the loads in flight
-// sustain, B from L2 by every row range, C written; the FMAs (NB columns, padding included) at the
+// 2 <= N <= kTallN: the tall kernel, `splits_asked` K ranges (multiples of 4 rows, at least 512
+// each). The model: A read once from DRAM at the bandwidth the loads in flight sustain, B from L2
+// by every row range, C written; the FMAs (kTallN columns, padding included) at the
 // kernel's fraction of the FFMA peak; a split adds its partials, a memset and the last block's sums.
 inline std::optional<Plan> make_tall_plan(const Shape& s, const DeviceModel& d, int splits_asked) {
-    if (s.N < 2 || s.N > kTallMaxN) return std::nullopt;
+    if (s.N < 2 || s.N > kTallN) return std::nullopt;
     Plan plan;
     plan.kind = Plan::kTall;
-    plan.rows = tall_nb(s.N);
-    const int block_rows = 8 * tall_rows(plan.rows);
+    constexpr int block_rows = 8 * kTallRows;
     const long long row_blocks = (static_cast<long long>(s.M) + block_rows - 1) / block_rows;
     if (row_blocks > INT_MAX) return std::nullopt;
     plan.row_blocks = static_cast<int>(row_blocks);
     // Ranges of 4 rows (float4 loads of A start on 16 bytes), at least 512 a split.
     if (!split_streaming_k(plan, s, splits_asked, 4, 512, row_blocks)) return std::nullopt;
-    plan.occupancy = blocks_per_sm(kStreamThreads, tall_smem(plan.rows), d.tall_regs, d);
+    plan.occupancy = blocks_per_sm(kStreamThreads, kTallSmem, d.tall_regs, d);
     const long long blocks = row_blocks * plan.splits;
     const double per_sm = static_cast<double>((blocks + d.sms - 1) / d.sms);
-    const double block_flop = 2.0 * block_rows * plan.rows * plan.k_per_split;
+    const double block_flop = 2.0 * block_rows * kTallN * plan.k_per_split;
     const double compute = per_sm * block_flop / (d.ffma_peak() / d.sms * d.cal.tall_fraction);
     // Loads in flight: a warp has a step of its rows x 512 bytes of A in flight.
     const double in_flight = std::min<double>(plan.occupancy, static_cast<double>(blocks) / d.sms) * block_rows * 512.0;
-    const double needed = d.dram() / d.sms * 1e-6;
-    const double dram = d.dram() * std::min(1.0, in_flight / needed);
     // A once from DRAM, B from L2 by every row range.
-    plan.seconds =
-        streaming_seconds(s, plan, d, compute, dram, 4.0 * double(s.M) * s.K, 4.0 * double(s.K) * s.N * row_blocks);
+    plan.seconds = streaming_seconds(s, plan, d, compute, in_flight, 4.0 * double(s.M) * s.K,
+                                     4.0 * double(s.K) * s.N * row_blocks);
     return plan;
 }
 // [/doc:make-tall-plan]
@@ -585,20 +581,16 @@ inline std::optional<Plan> make_outer_plan(const Shape& s, const DeviceModel& d)
 inline std::vector<Plan> all_plans(const Shape& s, const DeviceModel& d) {
     std::vector<Plan> plans;
     if (s.N == 1) plans.push_back(make_gemv_n1_plan(s, d));
-    for (int splits = 1; splits <= kSkinnyMaxSplits; splits *= 2)
-        if (auto plan = make_skinny_plan(s, d, splits)) {
-            const bool seen = std::any_of(plans.begin(), plans.end(), [&](const Plan& q) {
-                return q.kind == Plan::kSkinny && q.splits == plan->splits;
-            });
-            if (!seen) plans.push_back(*plan);
-        }
-    for (int splits = 1; splits <= kSkinnyMaxSplits; splits *= 2)
-        if (auto plan = make_tall_plan(s, d, splits)) {
-            const bool seen = std::any_of(plans.begin(), plans.end(), [&](const Plan& q) {
-                return q.kind == Plan::kTall && q.splits == plan->splits;
-            });
-            if (!seen) plans.push_back(*plan);
-        }
+    // The split-K streaming kernels, S = 1, 2, 4, ...: each distinct split once (several S can round
+    // to the same K ranges).
+    for (auto make : {make_skinny_plan, make_tall_plan})
+        for (int splits = 1; splits <= kSkinnyMaxSplits; splits *= 2)
+            if (auto plan = make(s, d, splits)) {
+                const bool seen = std::any_of(plans.begin(), plans.end(), [&](const Plan& q) {
+                    return q.kind == plan->kind && q.splits == plan->splits;
+                });
+                if (!seen) plans.push_back(*plan);
+            }
     if (auto plan = make_outer_plan(s, d)) plans.push_back(*plan);
     const bool gemv = s.N == 1 || s.M == 1;
     // Packing B pays only where B's rows are unaligned; it is timed both ways there.

@@ -65,6 +65,31 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+// [doc:split-sum]
+// A block of a split streaming kernel (gridDim.y > 1 K ranges), after storing its partial sums: the
+// last block of its range to finish (one counter per range, zero on entry) adds the S partials of
+// the range's outputs, rows [row0, row0 + rows) x columns [col0, col0 + cols) of C, in split order
+// 0, 1, ..., S - 1, whichever block that is: the same bits every run. Every block calls it (barriers).
+__device__ inline void add_partials_if_last(const sgemm::GemmArgs& a, const float* partials, unsigned* counter,
+                                            long long row0, int rows, long long col0, int cols) {
+    __shared__ bool last_block;
+    __threadfence();  // this block's partials are visible device-wide before it is counted
+    __syncthreads();
+    if (threadIdx.x == 0) last_block = atomicAdd(counter, 1u) == gridDim.y - 1;
+    __syncthreads();
+    if (!last_block) return;
+    __threadfence();  // ... and the other blocks' partials are visible to this one
+    for (int e = threadIdx.x; e < rows * cols; e += blockDim.x) {
+        const long long m = row0 + e / cols, n = col0 + e % cols;
+        const float* src = partials + m * a.N + n;
+        float sum = __ldcg(src);  // from L2: written by other blocks during this launch
+#pragma unroll 8
+        for (unsigned s = 1; s < gridDim.y; ++s) sum += __ldcg(src + static_cast<long long>(s) * a.M * a.N);
+        a.C[m * a.ldc + n] = sgemm::scale(sum, a.alpha, a.beta, &a.C[m * a.ldc + n]);
+    }
+}
+// [/doc:split-sum]
+
 // [doc:skinny]
 // ---- skinny M: C (M x N, M <= 64) = alpha * A B + beta * C, B streamed once.
 // A block owns MR rows of A (one of row_groups groups), 128 columns and one K range [k_begin, k_end)
@@ -113,7 +138,6 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
     auto As = reinterpret_cast<float(*)[kSkinnyChunk][MR + kSkinnyPadA]>(smem);  // As[buf][k][m] = A[m][k0 + k]
     auto red = reinterpret_cast<float(*)[4][kSkinnyCols]>(smem);                 // red[group][row][column]
     auto ring = reinterpret_cast<float(*)[kSkinnyDepth][kSkinnyCols]>(smem + skinny_a_floats(MR));
-    __shared__ bool last_block;
 
     const int tid = threadIdx.x, g = tid / 32, lane = tid % 32;
     const int M = p.a.M, N = p.a.N;
@@ -255,38 +279,22 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
                 p.a.C[m * p.a.ldc + n] = sgemm::scale(sum, p.a.alpha, p.a.beta, &p.a.C[m * p.a.ldc + n]);
         }
     }
-    if (!split) return;
-
-    // [doc:split-sum]
-    // Split: the last block of this column range to finish adds the partials in split order.
-    __threadfence();  // this block's partials are visible device-wide before it is counted
-    __syncthreads();
-    if (tid == 0) last_block = atomicAdd(&p.counters[blockIdx.x], 1u) == gridDim.y - 1;
-    __syncthreads();
-    if (!last_block) return;
-    __threadfence();  // ... and the other blocks' partials are visible to this one
-    const int cols = static_cast<int>(min(static_cast<long long>(kSkinnyCols), N - col0));
-    for (int e = tid; e < rows * cols; e += 256) {
-        const long long m = row0 + e / cols, n = col0 + e % cols;
-        const float* src = p.partials + m * N + n;
-        float sum = __ldcg(src);  // from L2: written by other blocks during this launch
-#pragma unroll 8
-        for (unsigned s = 1; s < gridDim.y; ++s) sum += __ldcg(src + static_cast<long long>(s) * M * N);
-        p.a.C[m * p.a.ldc + n] = sgemm::scale(sum, p.a.alpha, p.a.beta, &p.a.C[m * p.a.ldc + n]);
-    }
-    // [/doc:split-sum]
+    // Split: the last block of this column range adds the partials in split order.
+    if (split)
+        add_partials_if_last(p.a, p.partials, &p.counters[blockIdx.x], row0, rows, col0,
+                             static_cast<int>(min(static_cast<long long>(kSkinnyCols), N - col0)));
 }
 // [/doc:skinny]
 
 // [doc:tall]
 // ---- tall: 2 <= N <= 8, C (M x N) = alpha * A B + beta * C, A streamed once. The mirror of skinny
 // for tall, narrow C, where a tile kernel reads A in 32-byte pieces of 128 rows per k-tile. A block
-// owns tall_rows(NB) rows per warp (8 warps) and one K range (blockIdx.y = the split); per chunk of
-// tall_chunk(NB) rows of B it stages the chunk transposed in shared memory, Bs[n][k] (the next one
+// owns kTallRows rows per warp (8 warps) and one K range (blockIdx.y = the split); per chunk of
+// kTallChunk rows of B it stages the chunk transposed in shared memory, Bs[n][k] (the next one
 // copied by cp.async meanwhile), and every warp
 // streams its rows of A along k: where A's rows are 16-byte aligned one warp instruction reads 512
 // contiguous bytes of a row (float4s), otherwise 128 (4-byte loads at lane, lane + 32, ...). Each lane
-// keeps NB accumulators per row for the k's it read; at the end the 32 lanes' sums are added by a
+// keeps kTallN accumulators per row (N <= kTallN of them real) for the k's it read; at the end the 32 lanes' sums are added by a
 // fixed butterfly that leaves each (row, column) with one lane. With S > 1 splits the last block of
 // a row range adds the S partials in split order (as skinny). Every sum has a fixed order.
 struct TallParams {
@@ -302,14 +310,13 @@ __device__ __forceinline__ int tall_k(int lane, int v) {
     return kVec ? lane * 4 + v : lane + 32 * v;
 }
 
-template <int NB, bool kVec>
+template <bool kVec>
 __global__ void __launch_bounds__(256, 2) sgemm_10_every_shape_tall(const TallParams p) {
-    constexpr int R = tall_rows(NB), kValues = R * NB, KC = tall_chunk(NB), kStepsPerChunk = KC / 128;
+    constexpr int NB = kTallN, R = kTallRows, kValues = R * NB, KC = kTallChunk, kStepsPerChunk = KC / 128;
     static_assert(kValues == 32, "the butterfly leaves each lane one of its warp's R x NB = 32 sums");
     static_assert(KC % 128 == 0, "a chunk is whole steps of 128 k (32 lanes x 4)");
     // Bs[buf][n][k] = B[k0 + k][n]: two chunks, the next one copied (cp.async) while this one is used.
     __shared__ __align__(16) float Bs[2][NB][KC + 4];  // +4: fewer bank conflicts on the transposed stores
-    __shared__ bool last_block;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int M = p.a.M, N = p.a.N;
     const long long row0 = static_cast<long long>(blockIdx.x) * 8 * R + warp * R;  // this warp's first row
@@ -417,24 +424,11 @@ __global__ void __launch_bounds__(256, 2) sgemm_10_every_shape_tall(const TallPa
         else
             p.a.C[m * p.a.ldc + n] = sgemm::scale(v[j], p.a.alpha, p.a.beta, &p.a.C[m * p.a.ldc + n]);
     }
-    if (!split) return;
-
-    // Split: the last block of this row range to finish adds the partials in split order.
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) last_block = atomicAdd(&p.counters[blockIdx.x], 1u) == gridDim.y - 1;
-    __syncthreads();
-    if (!last_block) return;
-    __threadfence();
-    const long long first = static_cast<long long>(blockIdx.x) * 8 * R;
-    const int rows = static_cast<int>(min(static_cast<long long>(8 * R), M - first));
-    for (int e = tid; e < rows * N; e += 256) {
-        const long long m = first + e / N, n = e % N;
-        const float* src = p.partials + m * N + n;
-        float sum = __ldcg(src);
-#pragma unroll 8
-        for (unsigned s = 1; s < gridDim.y; ++s) sum += __ldcg(src + static_cast<long long>(s) * M * N);
-        p.a.C[m * p.a.ldc + n] = sgemm::scale(sum, p.a.alpha, p.a.beta, &p.a.C[m * p.a.ldc + n]);
+    // Split: the last block of this row range adds the partials in split order.
+    if (split) {
+        const long long first = static_cast<long long>(blockIdx.x) * 8 * R;
+        add_partials_if_last(p.a, p.partials, &p.counters[blockIdx.x], first,
+                             static_cast<int>(min(static_cast<long long>(8 * R), M - first)), 0, N);
     }
 }
 // [/doc:tall]
