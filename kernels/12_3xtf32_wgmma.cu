@@ -619,19 +619,24 @@ using sgemm::align256;
 // Step 12's time on a shape, as its own plan and step 13's planner weigh it: its launches (the
 // chain of clear, split, scan, scaled split, GEMM and the FFMA fallback's check, plus a reduction
 // when K is split: one ordinary launch, the rest chained, kChainedLaunchSeconds each), the pre-pass
-// (reads 4 and writes 8 bytes per element of A and B), and the GEMM: waves of 128 x 128 tiles (one
-// block per SM), each tile a fixed cost (the pipeline's fill and the epilogue, which one tile per
-// block does not overlap with another tile's mainloop) plus its k-tiles at the tensor cores' TF32
-// rate / 3 products times the fraction the mainloop reaches; or the bytes it must move, if more.
-// The fixed cost and the fraction are least-squares fits of measured / modelled GEMM time over a
-// random shape zoo on an H100 (7.2 us, 0.51; see docs/kernels/13_one_call.md). Below kMinTensorK,
-// the FFMA kernel's store-bound time: its stores reach about half the rate of a streaming kernel
-// (41 % of the DRAM peak at 46341 x 46341 x 2 on an H200, where step 10's outer-product kernel
-// reaches 85 %). Rates from the GPU at hand (gpu_at_hand in kernels/common/check.h, peaks from
+// (reads 4 and writes 8 bytes per element of A and B, at kSplitDramFraction of the DRAM peak: 0.59-0.72
+// for the split kernel under ncu on an H100, less with the chain's small kernels around it), and the
+// GEMM: waves of 128 x 128 tiles (one block per SM), each tile a fixed cost (the pipeline's fill and
+// the epilogue, which one tile per block does not overlap with another tile's mainloop; twice as long
+// when C's rows cannot take 8-byte stores, see c_pairs_ok) plus its k-tiles at the tensor cores' TF32
+// rate / 3 products times the fraction the mainloop reaches (at the max clock: the GPU holds 1.71-1.84
+// of its 1.98 GHz under this load, ncu); or the bytes it must move, if more. The four constants
+// (6.5 and 12 us, 0.71, 0.55) are least-squares fits of measured time over random shape zoos of an
+// H100 and an H200 together, checked on zoos drawn apart from them (scripts/fit_models;
+// docs/kernels/appendix-13-details.md).
+// Below kMinTensorK, the FFMA kernel's store-bound time: its stores reach about half the rate of a
+// streaming kernel (41 % of the DRAM peak at 46341 x 46341 x 2 on an H200, where step 10's outer-product
+// kernel reaches 85 %). Rates from the GPU at hand (gpu_at_hand in kernels/common/check.h, peaks from
 // gpu_rates.h).
 using sgemm::kChainedLaunchSeconds;
 using sgemm::kLaunchSeconds;
-constexpr double kTileSeconds = 7.2e-6, kTensorFraction = 0.51, kSmallKStoreFraction = 0.5;
+constexpr double kTileSeconds = 6.5e-6, kUnpairedTileSeconds = 12e-6, kTensorFraction = 0.71;
+constexpr double kSplitDramFraction = 0.55, kSmallKStoreFraction = 0.5;
 // [doc:fine-promotion]
 // A block whose k-range is short promotes every k-tile (16 k) instead of every second: with few
 // partial sums per block, the tensor cores' truncation inside each one is most of the error (H100,
@@ -652,24 +657,32 @@ constexpr int kChainLaunches = 6;  // clear, split, scan, scaled split, GEMM, fa
 
 struct Rates {
     int sms;
-    double tensor, dram;  // 3xTF32 FLOP/s of one SM at kTensorFraction; DRAM bytes/s a streaming kernel reaches
+    double tensor;  // 3xTF32 FLOP/s of one SM at kTensorFraction
+    double dram;  // DRAM bytes/s a streaming kernel reaches
+    double split;  // DRAM bytes/s the pre-pass reaches
 };
 Rates rates_at_hand() {
     const sgemm::GpuAtHand& g = sgemm::gpu_at_hand();
+    const double dram_peak = sgemm::dram_peak_bytes_per_s(g.mem_clock_hz, g.bus_bits);
     return {g.sms, sgemm::tf32_tensor_peak_flops(g.cc, g.sms, g.sm_clock_hz) / 3 / g.sms * kTensorFraction,
-            sgemm::dram_peak_bytes_per_s(g.mem_clock_hz, g.bus_bits) * sgemm::kStreamDramFraction};
+            dram_peak * sgemm::kStreamDramFraction, dram_peak * kSplitDramFraction};
 }
 
+// Whether the GEMM's epilogue stores C two floats at a time (8-byte stores): C's rows 8-byte aligned.
+bool c_pairs_ok(const float* C, int ldc) { return reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && ldc % 2 == 0; }
+
 // The GEMM with K split into `splits` ranges of `per_split` k-tiles, and the reduction if split;
-// `promote_every_tile`: each k-tile kFinePromotionCost longer.
-double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const Rates& r,
+// `promote_every_tile`: each k-tile kFinePromotionCost longer; `pairs`: c_pairs_ok (split-K tiles store
+// their partial sums in pairs wherever N is even).
+double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const Rates& r, bool pairs,
                     bool promote_every_tile = false) {
     const double mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;
     const double c_bytes = 4 * mn * (a.beta == 0.0f ? 1 : 2);
     const double waves = std::ceil(double(sgemm::tile_total(a.M, a.N, 128, 128)) * splits / r.sms);
     const double tile_seconds =
         2.0 * 128 * 128 * 16 * per_split / r.tensor * (promote_every_tile ? 1 + kFinePromotionCost : 1);
-    const double gemm = std::max(waves * (kTileSeconds + tile_seconds), (8 * (mk + kn) + c_bytes) / r.dram);
+    const double fixed = (splits > 1 ? a.N % 2 == 0 : pairs) ? kTileSeconds : kUnpairedTileSeconds;
+    const double gemm = std::max(waves * (fixed + tile_seconds), (8 * (mk + kn) + c_bytes) / r.dram);
     return gemm + (splits > 1 ? (8 * mn * splits + c_bytes) / r.dram + kChainedLaunchSeconds : 0);
 }
 // [/doc:model]
@@ -677,7 +690,9 @@ double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const R
 // [doc:plan]
 // What launch() runs on a shape: FFMA for small K, else the tensor-core GEMM, with K split over
 // `splits` blocks per tile when the tiles alone would leave SMs idle: as many as the model above
-// says pay for their partial sums' extra bytes and reduction, all in one wave.
+// says pay for their partial sums' extra bytes and reduction, all in one wave. The choice depends on
+// the shape and beta alone, not on where C lies (the model takes C's rows as 8-byte aligned), so that
+// the workspace a shape needs is known without the pointers.
 struct Plan {
     bool small_k = false;
     int splits = 1, k_tiles_per_split = 0;
@@ -691,12 +706,12 @@ Plan plan(const sgemm::GemmArgs& a) {
     const long long tiles = sgemm::tile_total(a.M, a.N, BM, BN);
     const Rates r = rates_at_hand();
     Plan best{.small_k = false, .splits = 1, .k_tiles_per_split = k_tiles, .sms = r.sms};
-    double best_seconds = gemm_seconds(a, 1, k_tiles, r);
+    double best_seconds = gemm_seconds(a, 1, k_tiles, r, true);
     const long long most = std::min<long long>(tiles < r.sms ? r.sms / tiles : 1, k_tiles);
     for (int s = 2; s <= most; ++s) {
         const int per_split = sgemm::ceil_div(k_tiles, s);
         if (sgemm::ceil_div(k_tiles, per_split) != s) continue;  // the same ranges as fewer splits
-        const double seconds = gemm_seconds(a, s, per_split, r);
+        const double seconds = gemm_seconds(a, s, per_split, r, true);
         if (seconds < best_seconds) {
             best = {.small_k = false, .splits = s, .k_tiles_per_split = per_split, .sms = r.sms};
             best_seconds = seconds;
@@ -850,7 +865,7 @@ struct Gemm {
         const CUtensorMap a_big_map = map(a_big, M, ld, Box::a), a_small_map = map(a_small, M, ld, Box::a);
         const CUtensorMap b_big_map = map(b_big, N, ld, Box::b), b_small_map = map(b_small, N, ld, Box::b);
         // [/doc:maps]
-        const bool c_vec2_ok = reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && ldc % 2 == 0;
+        const bool c_vec2_ok = c_pairs_ok(C, ldc);
         const dim3 block((BM / kWgM) * 128 + kProducerThreads);
         const dim3 grid(sgemm::tile_count(M, N, BM, BN) * p.splits);  // 1-D: rasterized in the kernel
         sgemm::launch_chained(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, flag, a_scale,
@@ -910,8 +925,9 @@ double model_seconds(const sgemm::GemmArgs& a) {
         return kLaunchSeconds + (4 * (mk + kn + mn * (a.beta == 0.0f ? 1 : 2))) / (r.dram * kSmallKStoreFraction);
     // The split count is chosen for speed alone (plan); promoting every k-tile on a short k-range then
     // costs its k-tiles more.
-    return kLaunchSeconds + (kChainLaunches - 1) * kChainedLaunchSeconds + 12 * (mk + kn) / r.dram +
-        gemm_seconds(a, p.splits, p.k_tiles_per_split, r, promotion_tiles(kStepPromotion, p.k_tiles_per_split) == 1);
+    return kLaunchSeconds + (kChainLaunches - 1) * kChainedLaunchSeconds + 12 * (mk + kn) / r.split +
+        gemm_seconds(a, p.splits, p.k_tiles_per_split, r, c_pairs_ok(a.C, a.ldc),
+                     promotion_tiles(kStepPromotion, p.k_tiles_per_split) == 1);
 }
 // [/doc:model-total]
 

@@ -796,20 +796,24 @@ struct Gemm {
 };
 
 // [doc:model]
-// Step 14's time on a shape, as step 13's planner weighs it: its launches (a memset, the first scan
-// and the GEMM; chained, kChainedLaunchSeconds each: the second scan, the verdict, two pre-passes,
-// the reconstruction and the FP64 kernel's check); the scans and the pre-passes at the DRAM rates they reach on an
-// H100 at 4096^3 (ncu: 1.26 and 1.67 TB/s of 3.35, fractions 0.37 and 0.50 of the peak); the GEMM:
-// waves of (tile, modulus) items, each its k-tiles at the int8 peak plus a fixed cost per item (the
-// epilogue, the pipeline's refill: 12700 SM cycles, what Nsight Compute's active cycles per item
-// leave beyond the k-tiles at the peak on an H100, at 4096^3 and at 21157 x 8110 x 671 alike), and
-// the n M N bytes of C' it writes; the reconstruction at 1.4 SM cycles per element for n = 8 (ncu
-// at 4096^3: 122 us at 1.41 GHz), growing with n^2 beyond (Garner), or its bytes if more. Inputs
-// that go to the FP64 kernel (rows whose mean exponent lies more than kMaxMeanGap below their largest) are
+// Step 14's time on a shape, as step 13's planner weighs it: its nine kernels (memset, two scans, the
+// verdict, two pre-passes, the GEMM, the reconstruction and the FP64 kernel's check), each
+// kKernelSeconds beyond its work (ncu on an H100: the kernels with nothing to do take 3.0-4.7 us); the
+// scans and the pre-passes at the DRAM rates they reach on an H100 at 4096^3 (ncu: 1.26 and 1.67 TB/s
+// of 3.35, fractions 0.37 and 0.50 of the peak); the GEMM: waves of (tile, modulus) items, each its
+// k-tiles at the int8 peak plus a fixed cost per item (the epilogue, the pipeline's refill: 12700 SM
+// cycles, what Nsight Compute's active cycles per item leave beyond the k-tiles at the peak on an
+// H100, at 4096^3 and at 21157 x 8110 x 671 alike), at the clock the GPU holds under this load
+// (kGemmClockFraction of the max: ncu 1.61 GHz at 8192^3, 1.78 at 4096^3, 1.75-1.83 on smaller
+// shapes, of 1.98), and the n M N bytes of C' it writes; the reconstruction at 1.4 SM cycles per
+// element for n = 8, growing with n^2 beyond (Garner), or its bytes (n read, 4 or 8 written) at
+// kReconstructDramFraction of the peak if more (ncu: 0.49 at 4096^3, 0.53 at 8192^3). Inputs that go
+// to the FP64 kernel (rows whose mean exponent lies more than kMaxMeanGap below their largest) are
 // not foreseen: the model is that of in-range data.
-constexpr double kScanDramFraction = 0.37, kResidueDramFraction = 0.50;
-constexpr double kItemCycles = 12700, kReconstructCycles = 1.4;
-constexpr int kOrdinaryLaunches = 3, kChainedLaunches = 6;
+constexpr double kScanDramFraction = 0.37, kResidueDramFraction = 0.50, kReconstructDramFraction = 0.50;
+constexpr double kItemCycles = 12700, kReconstructCycles = 1.4, kGemmClockFraction = 0.85;
+constexpr double kKernelSeconds = 4e-6;
+constexpr int kKernels = 9;
 
 double model_seconds(const sgemm::GemmArgs& a) {
     const Plan p = plan(a);
@@ -824,14 +828,13 @@ double model_seconds(const sgemm::GemmArgs& a) {
     const double scan = 4 * (mk + kn) / (r.dram * kScanDramFraction);
     const double residues = (4 + n) * (mk + kn) / (r.dram * kResidueDramFraction);
     const double waves = std::ceil(double(sgemm::tile_total(a.M, a.N, kBM, kBN)) * n / r.sms);
-    const double item = 2.0 * kBM * kBN * kBK * sgemm::ceil_div(a.K, kBK) / r.int8 + kItemCycles / r.clock;
+    const double item =
+        (2.0 * kBM * kBN * kBK * sgemm::ceil_div(a.K, kBK) / r.int8 + kItemCycles / r.clock) / kGemmClockFraction;
     const double c_residues = n * mn / (r.dram * sgemm::kStreamDramFraction);  // the GEMM's writes of C'
 
-    const double reconstruct =
-        std::max(mn * kReconstructCycles * (n / 8) * (n / 8) / (r.sms * r.clock),
-                 (n + 4 * (a.beta == 0.0f ? 1 : 2)) * mn / (r.dram * sgemm::kStreamDramFraction));
-    return kOrdinaryLaunches * sgemm::kLaunchSeconds + kChainedLaunches * sgemm::kChainedLaunchSeconds + scan +
-        residues + waves * item + c_residues + reconstruct;
+    const double reconstruct = std::max(mn * kReconstructCycles * (n / 8) * (n / 8) / (r.sms * r.clock),
+                                        (n + 4 * (a.beta == 0.0f ? 1 : 2)) * mn / (r.dram * kReconstructDramFraction));
+    return kKernels * kKernelSeconds + scan + residues + waves * item + c_residues + reconstruct;
 }
 // [/doc:model]
 
