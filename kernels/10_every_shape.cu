@@ -150,6 +150,13 @@ Shape shape_of(const sgemm::GemmArgs& a) {
             sgemm::rows_are_16b_aligned(a.C, a.ldc)};
 }
 
+// Every tile shape's outputs split into whole blocks of the reduction (4 outputs a thread).
+constexpr bool every_tile_fills_reduce_blocks() {
+    for (const TileShape& c : kTileShapes)
+        if (c.bm * c.bn % reduce_block_outputs(1) != 0) return false;  // the most outputs a block takes
+    return true;
+}
+
 void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream_t stream) {
     if (plan.kind == Plan::kGemvN1) {
         const long long rows_per_block = 256 / plan.gemv_width;
@@ -225,8 +232,10 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
     kTileLaunches[plan.config].launch(p, plan.dp_tiles + plan.sk_tiles * plan.splits,
                                       stream);  // 1D grid: rasterized in the kernel
     if (plan.splits > 1) {
-        const dim3 grid(plan.sk_tiles * (c.bm * c.bn / (4 * 256)));  // one thread per 4 outputs
-        sgemm::launch_checked(sgemm_10_every_shape_reduce, grid, dim3(256), 0, stream, p, c.bm, c.bn, c.group_m);
+        static_assert(every_tile_fills_reduce_blocks(), "the reduction's blocks cover whole tiles");
+        const dim3 grid(plan.sk_tiles * (c.bm * c.bn / reduce_block_outputs(plan.splits)));
+        sgemm::launch_checked(sgemm_10_every_shape_reduce, grid, dim3(kReduceThreads), 0, stream, p, c.bm, c.bn,
+                              c.group_m);
     }
 }
 

@@ -340,48 +340,91 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
 }
 
 // [doc:reduce]
-// step 10: the split-K reduction. One thread per 4 consecutive outputs of a split tile adds the
-// partials of splits 0, 1, ..., S - 1 in this order, always: the sum of an output does not depend
-// on which block finished first, so the result is bit-identical run to run (float atomics would
-// add in arrival order). Then C = alpha * sum + beta * C (beta == 0: C is not read). Memory-bound:
-// it reads S * sk_tiles * BM * BN * 4 bytes, most of them still in L2 right after the tile kernel.
-__global__ void __launch_bounds__(256) sgemm_10_every_shape_reduce(const TileParams p, int bm, int bn, int group_m) {
-    // Grid: bm * bn / 1024 blocks per split tile (a multiple of 256 quads per tile), 32-bit indices only.
-    const int blocks_per_tile = bm * bn / (4 * 256);
+// step 10: the split-K reduction. Lane q of a warp adds the partials of one quad (4 consecutive
+// outputs) of a split tile over a run of consecutive splits, in split order; with R runs per quad
+// (reduce_runs), the R warps of a quad group then add their run sums in run order. The order of
+// every addition is fixed, so the sum of an output does not depend on which block finished first and
+// the result is bit-identical run to run (float atomics would add in arrival order); with one run
+// it is the plain order 0, 1, ..., S - 1. Then C = alpha * sum + beta * C (beta == 0: C is not
+// read). Memory-bound: it reads S * sk_tiles * BM * BN * 4 bytes, most of them still in L2 right
+// after the tile kernel. Runs spread a long sum over warps where C is small and S large (55 x 101 x
+// 36746: one 64 x 128 tile, 256 splits, 2048 quads): one thread per quad would leave most SMs idle
+// and wait for one load after another; with few splits one run per quad keeps each block's 256
+// threads on 256 quads.
+constexpr int kReduceThreads = 256, kReduceMaxRuns = 8, kReduceSplitsPerRun = 16, kReduceBatch = 8;
+// Runs per quad for S splits: a power of two, about S / kReduceSplitsPerRun, 1 to kReduceMaxRuns.
+__host__ __device__ constexpr int reduce_runs(int splits) {
+    int runs = 1;
+    while (runs < kReduceMaxRuns && runs * kReduceSplitsPerRun < splits) runs *= 2;
+    return runs;
+}
+// Outputs of a split tile one block reduces: 32 quads for each of its kReduceThreads / 32 / runs groups.
+__host__ __device__ constexpr int reduce_block_outputs(int splits) { return 4 * kReduceThreads / reduce_runs(splits); }
+__device__ __forceinline__ void accumulate(float4& sum, const float4& v) {
+    sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+}
+// src[0] + src[stride] + ... + src[(count - 1) stride], count >= 1, in this order; the loads of
+// kReduceBatch splits are issued before their adds.
+__device__ __forceinline__ float4 sum_splits(const float* src, size_t split_stride, int count) {
+    float4 sum = *reinterpret_cast<const float4*>(src);
+    int s = 1;
+    for (; s + kReduceBatch <= count; s += kReduceBatch) {
+        float4 v[kReduceBatch];
+#pragma unroll
+        for (int i = 0; i < kReduceBatch; ++i) v[i] = *reinterpret_cast<const float4*>(src + (s + i) * split_stride);
+#pragma unroll
+        for (int i = 0; i < kReduceBatch; ++i) accumulate(sum, v[i]);
+    }
+    for (; s < count; ++s) accumulate(sum, *reinterpret_cast<const float4*>(src + s * split_stride));
+    return sum;
+}
+__global__ void __launch_bounds__(kReduceThreads)
+    sgemm_10_every_shape_reduce(const TileParams p, int bm, int bn, int group_m) {
+    __shared__ float4 run_sums[kReduceThreads / 32][32];  // [warp][lane]
+    const int runs = reduce_runs(p.splits), block_outputs = reduce_block_outputs(p.splits);
+    // Grid: bm * bn / block_outputs blocks per split tile, 32-bit indices only.
+    const int blocks_per_tile = bm * bn / block_outputs;
     const int t = blockIdx.x / blocks_per_tile;  // split tile dp_tiles + t
-    const int e = (blockIdx.x % blocks_per_tile * 256 + threadIdx.x) * 4;  // first of 4 floats in it
-    const int row = e / bn, col = e % bn;  // in the tile
+    const int first_output = blockIdx.x % blocks_per_tile * block_outputs;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, group = warp / runs, run = warp % runs;
+    const int e = first_output + 4 * (32 * group + lane);  // first of this quad's 4 floats in the tile
+    const int row = e / bn, col = e % bn;  // one row: bn is a multiple of 4
     const sgemm::TileOrigin origin =
         sgemm::rasterized_tile(p.dp_tiles + t, sgemm::ceil_div(p.M, bm), sgemm::ceil_div(p.N, bn), group_m, bm, bn);
     const int rows_left = p.M - origin.row, cols_left = p.N - origin.col;
+    const bool inside = row < rows_left && col < cols_left;  // else padding of an edge tile: nothing to write
     const size_t split_stride = static_cast<size_t>(p.sk_tiles) * bm * bn;  // floats between splits
+    const int per_run = sgemm::ceil_div(p.splits, runs), first = run * per_run;
+    const int count = min(p.splits - first, per_run);
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (inside && count > 0)
+        sum = sum_splits(p.partials + static_cast<size_t>(t) * bm * bn + e + first * split_stride, split_stride, count);
+    if (runs > 1) {
+        run_sums[warp][lane] = sum;
+        __syncthreads();
+        if (run == 0)
+            for (int r = 1; r < runs && r * per_run < p.splits; ++r) accumulate(sum, run_sums[warp + r][lane]);
+    }
     float* C_tile = p.C + static_cast<size_t>(origin.row) * p.ldc + origin.col;
-    // [doc:reduce-unaligned-c]
-    if (!p.c_vec) {
-        // C's rows unaligned: the block's 1024 outputs as 4 runs of 256 consecutive ones, one float
-        // per thread and run, so that a warp's store writes 32 consecutive floats of a row.
-        const int e0 = blockIdx.x % blocks_per_tile * 1024 + threadIdx.x;
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-            const int eq = e0 + 256 * q, r = eq / bn, c = eq % bn;
-            if (r >= rows_left || c >= cols_left) continue;
-            const float* src = p.partials + static_cast<size_t>(t) * bm * bn + eq;
-            float sum = *src;
-            for (int s = 1; s < p.splits; ++s) sum += src[s * split_stride];
-            float* dst = C_tile + static_cast<size_t>(r) * p.ldc + c;
-            *dst = sgemm::scale(sum, p.alpha, p.beta, dst);
-        }
+    if (p.c_vec) {
+        if (run == 0 && inside)
+            sgemm::store_c4(C_tile, p.ldc, row, col, rows_left, cols_left, sum, p.alpha, p.beta, true);
         return;
     }
-    // [/doc:reduce-unaligned-c]
-    if (row >= rows_left || col >= cols_left) return;  // padding of an edge tile: nothing to write
-    const float* src = p.partials + static_cast<size_t>(t) * bm * bn + e;
-    float4 sum = *reinterpret_cast<const float4*>(src);
-    for (int s = 1; s < p.splits; ++s) {
-        const float4 v = *reinterpret_cast<const float4*>(src + s * split_stride);
-        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    // [doc:reduce-unaligned-c]
+    // C's rows unaligned: the block's sums go out one float per thread and step, so that a warp's
+    // store writes 32 consecutive floats of a row (a lane's 4 scalar stores would each write a
+    // quarter of every sector they touch).
+    if (run == 0) run_sums[warp][lane] = sum;  // only this warp read its slot above
+    __syncthreads();
+    for (int i = threadIdx.x; i < block_outputs; i += kReduceThreads) {
+        const int g = i / 128, r = (first_output + i) / bn, c = (first_output + i) % bn;
+        if (r < rows_left && c < cols_left) {
+            float* dst = C_tile + static_cast<size_t>(r) * p.ldc + c;
+            *dst = sgemm::scale(reinterpret_cast<const float*>(run_sums[g * runs])[i % 128], p.alpha, p.beta, dst);
+        }
     }
-    sgemm::store_c4(C_tile, p.ldc, row, col, rows_left, cols_left, sum, p.alpha, p.beta, p.c_vec);
+    // [/doc:reduce-unaligned-c]
 }
 
 // [doc:pack-b]
