@@ -691,8 +691,8 @@ double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const R
 // What launch() runs on a shape: FFMA for small K, else the tensor-core GEMM, with K split over
 // `splits` blocks per tile when the tiles alone would leave SMs idle: as many as the model above
 // says pay for their partial sums' extra bytes and reduction, all in one wave. The choice depends on
-// the shape and beta alone, not on where C lies (the model takes C's rows as 8-byte aligned), so that
-// the workspace a shape needs is known without the pointers.
+// the shape and beta alone, not on where C lies (the model takes C's rows 8-byte aligned where N is
+// even, as with ldc = N), so that the workspace a shape needs is known without the pointers.
 struct Plan {
     bool small_k = false;
     int splits = 1, k_tiles_per_split = 0;
@@ -706,12 +706,12 @@ Plan plan(const sgemm::GemmArgs& a) {
     const long long tiles = sgemm::tile_total(a.M, a.N, BM, BN);
     const Rates r = rates_at_hand();
     Plan best{.small_k = false, .splits = 1, .k_tiles_per_split = k_tiles, .sms = r.sms};
-    double best_seconds = gemm_seconds(a, 1, k_tiles, r, true);
+    double best_seconds = gemm_seconds(a, 1, k_tiles, r, a.N % 2 == 0);
     const long long most = std::min<long long>(tiles < r.sms ? r.sms / tiles : 1, k_tiles);
     for (int s = 2; s <= most; ++s) {
         const int per_split = sgemm::ceil_div(k_tiles, s);
         if (sgemm::ceil_div(k_tiles, per_split) != s) continue;  // the same ranges as fewer splits
-        const double seconds = gemm_seconds(a, s, per_split, r, true);
+        const double seconds = gemm_seconds(a, s, per_split, r, a.N % 2 == 0);
         if (seconds < best_seconds) {
             best = {.small_k = false, .splits = s, .k_tiles_per_split = per_split, .sms = r.sms};
             best_seconds = seconds;

@@ -253,13 +253,31 @@ GemmArgs args_of(Op op_a, Op op_b, int M, int N, int K, float alpha, const float
     return GemmArgs{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b};
 }
 
-// Packed operands at 256-byte aligned addresses, or (bit i of `unaligned`: A, B, C) 4 bytes past one, which
-// leaves their rows unaligned: the plans depend on sizes, beta == 0 and these alignments only.
-GemmArgs packed_args(Op op_a, Op op_b, int M, int N, int K, float beta, unsigned unaligned = 0) {
-    static float fake[2];  // never dereferenced: only the alignment of the addresses matters to a plan
+// The ways a matrix's rows can lie that the plans tell apart (16-byte rows for step 10's float4 loads and
+// stores, 8-byte rows for step 12's paired stores of C): kPacked, leading dimension = row length, at a
+// 256-byte aligned address; k16, k8: every row 16-byte, or 8- but not 16-byte, aligned (leading dimension
+// rounded up to 4 floats where it fits in an int); kUnaligned: 4 bytes past kPacked's address.
+enum RowAlignment { kPacked, k16, k8, kUnaligned, kRowAlignments };
+struct Rows {
+    int ld;
+    int offset;  // floats past the aligned address
+};
+Rows rows_aligned(int alignment, int cols) {
+    const long long padded = (cols + 3ll) / 4 * 4;
+    const int ld = padded <= INT_MAX ? static_cast<int>(padded) : cols;
+    return alignment == k16 ? Rows{ld, 0} : alignment == k8 ? Rows{ld, 2} : Rows{cols, alignment == kUnaligned};
+}
+
+// Operands at a 256-byte aligned address plus the offsets of `alignment_a`, `_b`, `_c` (rows_aligned): the
+// plans depend on sizes, beta == 0 and these alignments only.
+GemmArgs packed_args(Op op_a, Op op_b, int M, int N, int K, float beta, int alignment_a = kPacked,
+                     int alignment_b = kPacked, int alignment_c = kPacked) {
+    static float fake[4];  // never dereferenced: only the alignment of the addresses matters to a plan
     float* p = reinterpret_cast<float*>(reinterpret_cast<std::uintptr_t>(fake) & ~std::uintptr_t{255});
-    return args_of(op_a, op_b, M, N, K, 1.0f, p + (unaligned & 1), op_a == Op::kN ? K : M, p + (unaligned >> 1 & 1),
-                   op_b == Op::kN ? N : K, beta, p + (unaligned >> 2 & 1), N);
+    const Rows a = rows_aligned(alignment_a, op_a == Op::kN ? K : M),
+               b = rows_aligned(alignment_b, op_b == Op::kN ? N : K);
+    const Rows c = rows_aligned(alignment_c, N);
+    return args_of(op_a, op_b, M, N, K, 1.0f, p + a.offset, a.ld, p + b.offset, b.ld, beta, p + c.offset, c.ld);
 }
 
 // Empty when the current device can run the library's code: a device, and machine code for it in this build.
@@ -298,16 +316,18 @@ std::string status_string(Status status) {
 
 std::size_t gemm_workspace_bytes(Op op_a, Op op_b, int M, int N, int K) {
     if (M < 1 || N < 1 || K < 1 || !unsupported_device().empty()) return 0;
-    // The most any call with these dimensions needs: the plans also depend on beta == 0 and on whether the
-    // rows of A, B and C are 16-byte aligned.
+    // The most any call with these dimensions needs: the plans also depend on beta == 0 and on how the
+    // rows of A, B and C are aligned (rows_aligned).
     std::size_t bytes = 0;
     try {
         for (float beta : {0.0f, 1.0f})
-            for (unsigned unaligned = 0; unaligned < 8; ++unaligned) {
-                const GemmArgs a = packed_args(op_a, op_b, M, N, K, beta, unaligned);
-                const Plan p = plan(a);
-                if (unrunnable(a, p).empty()) bytes = std::max(bytes, workspace_of(a, p));
-            }
+            for (int a_rows = 0; a_rows < kRowAlignments; ++a_rows)
+                for (int b_rows = 0; b_rows < kRowAlignments; ++b_rows)
+                    for (int c_rows = 0; c_rows < kRowAlignments; ++c_rows) {
+                        const GemmArgs a = packed_args(op_a, op_b, M, N, K, beta, a_rows, b_rows, c_rows);
+                        const Plan p = plan(a);
+                        if (unrunnable(a, p).empty()) bytes = std::max(bytes, workspace_of(a, p));
+                    }
     } catch (const std::exception& e) {
         failed_with(e);
         return 0;

@@ -180,6 +180,32 @@ TEST(LibraryGpu, WorkspaceRules) {
     EXPECT_EQ(downloaded(c)[12345], 1024.0f);  // sums of 1024 ones: exact
 }
 
+// gemm_workspace_bytes must cover a call with any pointers and leading dimensions: step 13's pick weighs
+// where C's rows lie (step 12's 8-byte stores of C, step 10's 16-byte ones), so a C whose rows are aligned
+// though N is odd may take a family the packed C would not. Odd N near the tensor / FFMA boundary of the
+// models on an H100 (57529 x 1635 x 109) and an H200 (13484 x 175 x 777): C at offsets of 0, 1 and 2 floats,
+// ldc = N, N rounded up to 2 and to 4.
+TEST(LibraryGpu, WorkspaceQueryCoversEveryAlignment) {
+    SKIP_WITHOUT_GPU();
+    for (const auto& [M, N, K] : {std::tuple{57529, 1635, 109}, std::tuple{13484, 175, 777}}) {
+        const std::size_t bytes = sgemm::gemm_workspace_bytes(Op::kN, Op::kN, M, N, K);
+        const sgemm::DeviceBuffer<float> a(std::size_t(M) * K), b(std::size_t(K) * N);
+        sgemm::check(cudaMemset(a.get(), 0, a.bytes()));
+        sgemm::check(cudaMemset(b.get(), 0, b.bytes()));
+        sgemm::DeviceBuffer<float> c(std::size_t(M) * (N + 3) + 2);
+        sgemm::DeviceBuffer<char> workspace(std::max<std::size_t>(bytes, 1));
+        for (const int offset : {0, 1, 2})
+            for (const int ldc : {N, N + N % 2, (N + 3) / 4 * 4}) {
+                const Status status = sgemm::gemm(Op::kN, Op::kN, M, N, K, 1.0f, a.get(), K, b.get(), N, 0.0f,
+                                                  c.get() + offset, ldc, nullptr, workspace.get(), bytes);
+                EXPECT_EQ(status, Status::kSuccess)
+                    << M << "x" << N << "x" << K << ", C " << offset << " floats past its allocation, ldc " << ldc
+                    << ": " << sgemm::status_string(status);
+            }
+        sgemm::check(cudaDeviceSynchronize());
+    }
+}
+
 TEST(LibraryGpu, SameBitsEveryRun) {
     SKIP_WITHOUT_GPU();
     for (const auto& [M, N, K] : {std::tuple{96, 80, 20000}, {2048, 2048, 512}, {3000, 17, 4000}}) {
