@@ -665,6 +665,14 @@ Workspace carve(const sgemm::GemmArgs& a, const Crt& crt, std::uintptr_t base) {
 
 // Scans op(A)'s rows (maxima [0, M)) and op(B)'s columns ([M, M + N)) as rows of their K-major copies.
 // A's scan follows the memset (an ordinary launch); every later kernel is chained.
+// Blocks down K for sgemm_14_ozaki_int8_scan_cols: 64, or as many as make 8 blocks an SM over `cols`
+// columns' ceil(cols / 256) blocks across, at most one a k-row.
+int scan_col_blocks(int cols, int k_rows) {
+    const long long across = sgemm::ceil_div(cols, 256), fill = 8ll * sgemm::gpu_at_hand().sms;
+    return static_cast<int>(
+        std::min<long long>({k_rows, std::max<long long>(64, (fill + across - 1) / across), 65535}));
+}
+
 void scan(const sgemm::GemmArgs& a, const Workspace& w, cudaStream_t stream) {
     const bool a_t = a.op_a == sgemm::Op::kT, b_t = a.op_b == sgemm::Op::kT;
     auto rows = [&](const float* src, int ld, int count, bool k_major, int first, auto launch) {
@@ -672,9 +680,10 @@ void scan(const sgemm::GemmArgs& a, const Workspace& w, cudaStream_t stream) {
         if (k_major)
             launch(sgemm_14_ozaki_int8_scan_rows, sgemm::stage_grid(count, a.K),
                    dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, count, a.K, src, ld, st);
-        else
-            launch(sgemm_14_ozaki_int8_scan_cols, dim3(sgemm::ceil_div(count, 256), std::min(a.K, 64)), dim3(256), 0,
-                   stream, a.K, count, src, ld, st);
+        else  // blocks down K enough to fill the GPU when the columns are few (22 columns: 1 x 64 blocks took
+            // 772 us at K = 127042, each thread waiting on ~2000 loads in turn)
+            launch(sgemm_14_ozaki_int8_scan_cols, dim3(sgemm::ceil_div(count, 256), scan_col_blocks(count, a.K)),
+                   dim3(256), 0, stream, a.K, count, src, ld, st);
     };
     rows(a.A, a.lda, a.M, !a_t, 0, [](auto&&... x) { sgemm::launch_checked(x...); });
     rows(a.B, a.ldb, a.N, b_t, a.M, [](auto&&... x) { sgemm::launch_chained(x...); });
