@@ -119,31 +119,45 @@ __device__ __forceinline__ int mod_int32(int x, int m, unsigned magic, unsigned 
 // ---- the scan: per row of op(A) and per column of op(B) (both rows of the K-major copies), the
 // bits of the largest finite magnitude (non-negative floats order like their bits; kNonFinite in a
 // row holding Inf or NaN), and the sum of the biased exponents (the bits above the 23 of the
-// significand; subnormals count as 0) and the count of the nonzero finite elements. The warp's lanes
-// share a row in stage_tiles' walk: one atomic of each per warp.
+// significand; subnormals count as 0) and the count of the nonzero finite elements, each as integer
+// atomics (their order does not change the result).
 struct RowStats {
     unsigned* max_bits;
     unsigned long long* exponent_sum;
     unsigned* nonzeros;
 };
-__global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows)
-    sgemm_14_ozaki_int8_scan_rows(int rows, int cols, const float* src, int ld_src, RowStats st) {
+// A warp takes one row and a range of its k: the lanes read it 32 consecutive floats at a time, keep
+// the range's statistics in registers and add them up with shuffles; one atomic of each per warp.
+constexpr int kScanRowsWarps = 8;
+__global__ void __launch_bounds__(32 * kScanRowsWarps)
+    sgemm_14_ozaki_int8_scan_rows(int rows, int cols, const float* src, int ld_src, int cols_per_block, RowStats st) {
     sgemm::wait_prior_grid();  // every kernel of the chain waits before it touches memory (see launch())
     sgemm::allow_next_grid();
-    sgemm::stage_tiles<false>(rows, cols, src, ld_src, [&](int row, int, float x) {
-        const unsigned b = __float_as_uint(x) & 0x7fffffffu;
-        const unsigned active = __activemask();
-        if (b >= 0x7f800000u) atomicOr(&st.max_bits[row], kNonFinite);
-        const bool counted = b != 0 && b < 0x7f800000u;
-        const unsigned hi = __reduce_max_sync(active, b < 0x7f800000u ? b : 0u);
-        const unsigned exponents = __reduce_add_sync(active, counted ? b >> 23 : 0u);
-        const unsigned count = __reduce_add_sync(active, counted ? 1u : 0u);
-        if ((threadIdx.x & 31) == __ffs(active) - 1 && count != 0) {
-            atomicMax(&st.max_bits[row], hi);
-            atomicAdd(&st.exponent_sum[row], static_cast<unsigned long long>(exponents));
-            atomicAdd(&st.nonzeros[row], count);
-        }
-    });
+    const int row = blockIdx.x * kScanRowsWarps + threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (row >= rows) return;
+    const long long first = static_cast<long long>(blockIdx.y) * cols_per_block;
+    const long long last = min(static_cast<long long>(cols), first + cols_per_block);
+    const float* p = src + static_cast<std::size_t>(row) * ld_src;
+    unsigned hi = 0, count = 0;
+    unsigned long long exponents = 0;
+    bool nonfinite = false;
+#pragma unroll 8  // several loads in flight a lane
+    for (long long k = first + lane; k < last; k += 32) {
+        const unsigned b = __float_as_uint(p[k]) & 0x7fffffffu;
+        nonfinite |= b >= 0x7f800000u;
+        if (b != 0 && b < 0x7f800000u) hi = max(hi, b), exponents += b >> 23, ++count;
+    }
+    hi = __reduce_max_sync(0xffffffffu, hi);
+    count = __reduce_add_sync(0xffffffffu, count);
+    for (int d = 16; d > 0; d /= 2) exponents += __shfl_xor_sync(0xffffffffu, exponents, d);
+    nonfinite = __any_sync(0xffffffffu, nonfinite);
+    if (lane != 0) return;
+    if (nonfinite) atomicOr(&st.max_bits[row], kNonFinite);
+    if (count != 0) {
+        atomicMax(&st.max_bits[row], hi);
+        atomicAdd(&st.exponent_sum[row], exponents);
+        atomicAdd(&st.nonzeros[row], count);
+    }
 }
 // The same for a source whose rows are the K-major copy's columns (stored K x rows): each thread
 // keeps its column's extremes over the block's k-rows, then one atomic per column and block.
@@ -667,6 +681,13 @@ Workspace carve(const sgemm::GemmArgs& a, const Crt& crt, std::uintptr_t base) {
 // A's scan follows the memset (an ordinary launch); every later kernel is chained.
 // Blocks down K for sgemm_14_ozaki_int8_scan_cols: 64, or as many as make 8 blocks an SM over `cols`
 // columns' ceil(cols / 256) blocks across, at most one a k-row.
+// Blocks along K for sgemm_14_ozaki_int8_scan_rows: as many as make 8 blocks an SM over the rows' blocks,
+// each warp's range at least 512 floats (two batches of 8 loads a lane), at most 65535.
+int scan_row_blocks(int rows, int k) {
+    const long long across = sgemm::ceil_div(rows, kScanRowsWarps), fill = 8ll * sgemm::gpu_at_hand().sms;
+    const long long most = std::min<long long>(65535, std::max(1, sgemm::ceil_div(k, 512)));
+    return static_cast<int>(std::min(most, std::max<long long>(1, (fill + across - 1) / across)));
+}
 int scan_col_blocks(int cols, int k_rows) {
     const long long across = sgemm::ceil_div(cols, 256), fill = 8ll * sgemm::gpu_at_hand().sms;
     return static_cast<int>(
@@ -677,10 +698,11 @@ void scan(const sgemm::GemmArgs& a, const Workspace& w, cudaStream_t stream) {
     const bool a_t = a.op_a == sgemm::Op::kT, b_t = a.op_b == sgemm::Op::kT;
     auto rows = [&](const float* src, int ld, int count, bool k_major, int first, auto launch) {
         const RowStats st{w.stats.max_bits + first, w.stats.exponent_sum + first, w.stats.nonzeros + first};
-        if (k_major)
-            launch(sgemm_14_ozaki_int8_scan_rows, sgemm::stage_grid(count, a.K),
-                   dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, count, a.K, src, ld, st);
-        else  // blocks down K enough to fill the GPU when the columns are few (22 columns: 1 x 64 blocks took
+        if (k_major) {
+            const int k_blocks = scan_row_blocks(count, a.K);
+            launch(sgemm_14_ozaki_int8_scan_rows, dim3(sgemm::ceil_div(count, kScanRowsWarps), k_blocks),
+                   dim3(32 * kScanRowsWarps), 0, stream, count, a.K, src, ld, sgemm::ceil_div(a.K, k_blocks), st);
+        } else  // blocks down K enough to fill the GPU when the columns are few (22 columns: 1 x 64 blocks took
             // 772 us at K = 127042, each thread waiting on ~2000 loads in turn)
             launch(sgemm_14_ozaki_int8_scan_cols, dim3(sgemm::ceil_div(count, 256), scan_col_blocks(count, a.K)),
                    dim3(256), 0, stream, a.K, count, src, ld, st);
