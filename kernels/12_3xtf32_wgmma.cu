@@ -623,7 +623,7 @@ using sgemm::align256;
 // for the split kernel under ncu on an H100, less with the chain's small kernels around it), and the
 // GEMM: waves of 128 x 128 tiles (one block per SM), each tile a fixed cost (the pipeline's fill and
 // the epilogue, which one tile per block does not overlap with another tile's mainloop; twice as long
-// when C's rows cannot take 8-byte stores, see c_pairs_ok) plus its k-tiles at the tensor cores' TF32
+// when C's rows are not 8-byte aligned, sgemm::rows_are_8b_aligned) plus its k-tiles at the tensor cores' TF32
 // rate / 3 products times the fraction the mainloop reaches (at the max clock: the GPU holds 1.71-1.84
 // of its 1.98 GHz under this load, ncu); or the bytes it must move, if more. The four constants
 // (6.5 and 12 us, 0.71, 0.55) are least-squares fits of measured time over random shape zoos of an
@@ -668,11 +668,9 @@ Rates rates_at_hand() {
             dram_peak * sgemm::kStreamDramFraction, dram_peak * kSplitDramFraction};
 }
 
-// Whether the GEMM's epilogue stores C two floats at a time (8-byte stores): C's rows 8-byte aligned.
-bool c_pairs_ok(const float* C, int ldc) { return reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && ldc % 2 == 0; }
-
 // The GEMM with K split into `splits` ranges of `per_split` k-tiles, and the reduction if split;
-// `promote_every_tile`: each k-tile kFinePromotionCost longer; `pairs`: c_pairs_ok (split-K tiles store
+// `promote_every_tile`: each k-tile kFinePromotionCost longer; `pairs`: the epilogue stores C two floats at a time, its rows
+// 8-byte aligned (split-K tiles store
 // their partial sums in pairs wherever N is even).
 double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const Rates& r, bool pairs,
                     bool promote_every_tile = false) {
@@ -865,7 +863,7 @@ struct Gemm {
         const CUtensorMap a_big_map = map(a_big, M, ld, Box::a), a_small_map = map(a_small, M, ld, Box::a);
         const CUtensorMap b_big_map = map(b_big, N, ld, Box::b), b_small_map = map(b_small, N, ld, Box::b);
         // [/doc:maps]
-        const bool c_vec2_ok = c_pairs_ok(C, ldc);
+        const bool c_vec2_ok = sgemm::rows_are_8b_aligned(C, ldc);
         const dim3 block((BM / kWgM) * 128 + kProducerThreads);
         const dim3 grid(sgemm::tile_count(M, N, BM, BN) * p.splits);  // 1-D: rasterized in the kernel
         sgemm::launch_chained(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, flag, a_scale,
@@ -926,7 +924,7 @@ double model_seconds(const sgemm::GemmArgs& a) {
     // The split count is chosen for speed alone (plan); promoting every k-tile on a short k-range then
     // costs its k-tiles more.
     return kLaunchSeconds + (kChainLaunches - 1) * kChainedLaunchSeconds + 12 * (mk + kn) / r.split +
-        gemm_seconds(a, p.splits, p.k_tiles_per_split, r, c_pairs_ok(a.C, a.ldc),
+        gemm_seconds(a, p.splits, p.k_tiles_per_split, r, sgemm::rows_are_8b_aligned(a.C, a.ldc),
                      promotion_tiles(kStepPromotion, p.k_tiles_per_split) == 1);
 }
 // [/doc:model-total]

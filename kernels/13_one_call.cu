@@ -263,7 +263,7 @@ struct Rows {
     int offset;  // floats past the aligned address
 };
 Rows rows_aligned(int alignment, int cols) {
-    const long long padded = (cols + 3ll) / 4 * 4;
+    const long long padded = sgemm::round_up4(cols);
     const int ld = padded <= INT_MAX ? static_cast<int>(padded) : cols;
     return alignment == k16 ? Rows{ld, 0} : alignment == k8 ? Rows{ld, 2} : Rows{cols, alignment == kUnaligned};
 }

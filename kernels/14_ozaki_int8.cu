@@ -677,23 +677,24 @@ Workspace carve(const sgemm::GemmArgs& a, const Crt& crt, std::uintptr_t base) {
     return w;
 }
 
-// Scans op(A)'s rows (maxima [0, M)) and op(B)'s columns ([M, M + N)) as rows of their K-major copies.
-// A's scan follows the memset (an ordinary launch); every later kernel is chained.
-// Blocks down K for sgemm_14_ozaki_int8_scan_cols: 64, or as many as make 8 blocks an SM over `cols`
-// columns' ceil(cols / 256) blocks across, at most one a k-row.
-// Blocks along K for sgemm_14_ozaki_int8_scan_rows: as many as make 8 blocks an SM over the rows' blocks,
-// each warp's range at least 512 floats (two batches of 8 loads a lane), at most 65535.
+// Blocks along K that make 8 blocks an SM over `across` blocks across, at least `least`, at most `most`.
+int blocks_to_fill(long long across, long long least, long long most) {
+    const long long fill = (8ll * sgemm::gpu_at_hand().sms + across - 1) / across;
+    return static_cast<int>(std::min(most, std::max(least, fill)));
+}
+// The scans' grids along K. A row scan's warp takes a range of at least 512 floats (two batches of 8
+// loads a lane). A column scan keeps at least 64 blocks down K and fills the GPU when the columns are few:
+// with 22 columns, 1 x 64 blocks took 772 us at K = 127042, each thread waiting on ~2000 loads in turn.
 int scan_row_blocks(int rows, int k) {
-    const long long across = sgemm::ceil_div(rows, kScanRowsWarps), fill = 8ll * sgemm::gpu_at_hand().sms;
-    const long long most = std::min<long long>(65535, std::max(1, sgemm::ceil_div(k, 512)));
-    return static_cast<int>(std::min(most, std::max<long long>(1, (fill + across - 1) / across)));
+    return blocks_to_fill(sgemm::ceil_div(rows, kScanRowsWarps), 1,
+                          std::min(65535, std::max(1, sgemm::ceil_div(k, 512))));
 }
 int scan_col_blocks(int cols, int k_rows) {
-    const long long across = sgemm::ceil_div(cols, 256), fill = 8ll * sgemm::gpu_at_hand().sms;
-    return static_cast<int>(
-        std::min<long long>({k_rows, std::max<long long>(64, (fill + across - 1) / across), 65535}));
+    return blocks_to_fill(sgemm::ceil_div(cols, 256), std::min(64, k_rows), std::min(65535, k_rows));
 }
 
+// Scans op(A)'s rows (maxima [0, M)) and op(B)'s columns ([M, M + N)) as rows of their K-major copies.
+// A's scan follows the memset (an ordinary launch); every later kernel is chained.
 void scan(const sgemm::GemmArgs& a, const Workspace& w, cudaStream_t stream) {
     const bool a_t = a.op_a == sgemm::Op::kT, b_t = a.op_b == sgemm::Op::kT;
     auto rows = [&](const float* src, int ld, int count, bool k_major, int first, auto launch) {
@@ -702,10 +703,10 @@ void scan(const sgemm::GemmArgs& a, const Workspace& w, cudaStream_t stream) {
             const int k_blocks = scan_row_blocks(count, a.K);
             launch(sgemm_14_ozaki_int8_scan_rows, dim3(sgemm::ceil_div(count, kScanRowsWarps), k_blocks),
                    dim3(32 * kScanRowsWarps), 0, stream, count, a.K, src, ld, sgemm::ceil_div(a.K, k_blocks), st);
-        } else  // blocks down K enough to fill the GPU when the columns are few (22 columns: 1 x 64 blocks took
-            // 772 us at K = 127042, each thread waiting on ~2000 loads in turn)
+        } else {
             launch(sgemm_14_ozaki_int8_scan_cols, dim3(sgemm::ceil_div(count, 256), scan_col_blocks(count, a.K)),
                    dim3(256), 0, stream, a.K, count, src, ld, st);
+        }
     };
     rows(a.A, a.lda, a.M, !a_t, 0, [](auto&&... x) { sgemm::launch_checked(x...); });
     rows(a.B, a.ldb, a.N, b_t, a.M, [](auto&&... x) { sgemm::launch_chained(x...); });

@@ -21,6 +21,10 @@ namespace sgemm {
 inline bool rows_are_16b_aligned(const void* base, int ld) {
     return ld % 4 == 0 && reinterpret_cast<std::uintptr_t>(base) % 16 == 0;
 }
+// The same for pairs of floats (float2, 8-byte stores): every row start is 8-byte aligned.
+inline bool rows_are_8b_aligned(const void* base, int ld) {
+    return ld % 2 == 0 && reinterpret_cast<std::uintptr_t>(base) % 8 == 0;
+}
 
 // True when A, B and C may all be read and written as float4s (pointer and leading dimension).
 inline bool all_rows_16b_aligned(const GemmArgs& a) {
