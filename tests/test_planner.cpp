@@ -54,11 +54,16 @@ TEST(Planner, PicksOnAnH200) {
     EXPECT_EQ(picked({4096, 4096, 4096}, d), "128x256x8 w64x64 s5");              // step 09's tile fills the GPU
     EXPECT_EQ(picked({256, 256, 16384}, d), "128x256x8 w64x64 s5 splitk=64");     // 2 tiles: split K
     EXPECT_EQ(picked({3000, 3000, 3000}, d), "128x256x8 w64x64 s5 splitk=5 tail=24");  // 288 = 2 x 132 + 24 tiles
-    EXPECT_EQ(picked({46341, 46341, 2}, d), "outer 64x128 k<=32");               // writing C is the GEMM
+    // Writing C is the GEMM: the pick takes the memory bound (C's bytes at the DRAM rate) and a launch,
+    // and the outer kernel is within a round latency of it.
+    const Shape store_bound{46341, 46341, 2};
+    const double c_write = compulsory_bytes(store_bound) / d.dram() + kLaunchS;
+    EXPECT_NEAR(pick(store_bound, d).seconds, c_write, 1e-3 * c_write);
+    EXPECT_NEAR(make_outer_plan(store_bound, d)->seconds, c_write, kRoundLatencyS + 1e-3 * c_write);
     // Unaligned B and C (the runner's views, ldb = ldc = N): packing B would buy float4 copies but
     // leave C to the scalar epilogue, a third of the bandwidth; the unaligned kernel stages C instead.
-    EXPECT_EQ(picked({8191, 8193, 31, true, false, false}, d), "128x128x8 w64x64 s5");
-    EXPECT_EQ(picked({8191, 8193, 31, true, false, true}, d), "128x128x8 w64x64 s5 packB");
+    EXPECT_EQ(picked({8191, 8193, 31, true, false, false}, d), "128x256x8 w64x64 s5");
+    EXPECT_EQ(picked({8191, 8193, 31, true, false, true}, d), "128x256x8 w64x64 s5 packB");
     // Reading B is the GEMM: one tile-row of short tiles reads it once, at the tile kernel's FMA rate
     // (the skinny kernel's 16 rows run at 0.3 of the peak, and two row groups read B twice).
     EXPECT_EQ(picked({16, 24576, 4096}, d), "16x128x8 w16x64 s5 splitk=2");
@@ -78,9 +83,8 @@ TEST(Planner, PicksFollowTheGpu) {
     EXPECT_EQ(picked(s, a100()), "128x256x8 w64x64 s5 splitk=4 tail=24");
     // 3000^3 on an A100: 288 tiles = 2 x 108 + 72; a smaller tile's rounds fit better there.
     EXPECT_EQ(picked({3000, 3000, 3000}, a100()), "64x64x8 w32x64 s5 splitk=8 tail=49");
-    // A store-bound shape: the H100's DRAM is slower, so the outer kernel's lead over the tiles shrinks.
+    // A store-bound shape takes as long as writing C: 1.4x as long on the H100's slower DRAM.
     const Shape outer{16384, 16384, 1};
-    EXPECT_EQ(picked(outer, h200()), "outer 64x128 k<=32");
     EXPECT_GT(pick(outer, h100()).seconds, 1.3 * pick(outer, h200()).seconds);  // 4.81 / 3.35 TB/s
     // The same FLOP take ~3.4x as long on an A100 (19.5 vs 66.9 TFLOP/s at the FFMA peak; the rounds
     // of blocks differ by a few per cent).
@@ -167,15 +171,32 @@ TEST(Planner, SizesNear2To31KeepEveryPlanLaunchable) {
 TEST(Planner, ScalesMoveThePick) {
     DeviceModel d = h200();
     const Shape s{46341, 46341, 2};
-    ASSERT_EQ(pick(s, d).kind, Plan::kOuter);
-    d.cal.scale[plan_class(pick(s, d))] = 10.0;  // the outer kernel measured 10x slower than modelled
-    EXPECT_NE(pick(s, d).kind, Plan::kOuter);
+    const Plan first = pick(s, d);
+    d.cal.scale[plan_class(first)] = 10.0;  // its kernel measured 10x slower than modelled
+    EXPECT_NE(plan_class(pick(s, d)), plan_class(first));
+}
+
+// A tile shape's round latency is paid once per round of its blocks: where K is short a round is
+// short too, and a shape that waits longer per round loses the pick.
+TEST(Planner, RoundLatenciesMoveThePick) {
+    DeviceModel d = h200();
+    const Shape s{8192, 8192, 64};
+    const Plan first = pick(s, d);
+    ASSERT_EQ(first.kind, Plan::kTile);
+    EXPECT_DOUBLE_EQ(d.cal.round_latency[first.config], kRoundLatencyS);  // the estimate until measured
+    d.cal.round_latency[first.config] = 20e-6;
+    const Plan second = pick(s, d);
+    EXPECT_TRUE(second.kind != Plan::kTile || second.config != first.config) << second.describe();
+    EXPECT_GT(make_tile_plan(s, d, first.config, 1, false)->seconds, first.seconds);
 }
 
 TEST(Planner, CalibrationFilesAreParsedStrictly) {
     const Calibration c = parse_calibration(
         "# a comment\n\nmainloop_fraction 0.7\nscale.tile4 1.25  # trailing\n"
-        "scale.skinny16s 2\n");
+        "scale.skinny16s 2\nlatency_us.tile1 4.5\nlatency_us.tile2 0\n");
+    EXPECT_DOUBLE_EQ(c.round_latency[1], 4.5e-6);
+    EXPECT_DOUBLE_EQ(c.round_latency[2], 0.0);
+    EXPECT_DOUBLE_EQ(c.round_latency[0], kRoundLatencyS);
     EXPECT_DOUBLE_EQ(c.mainloop_fraction, 0.7);
     EXPECT_DOUBLE_EQ(c.scale[4], 1.25);
     EXPECT_DOUBLE_EQ(c.scale[std::find(std::begin(kClassNames), std::end(kClassNames), std::string("skinny16s")) -
@@ -184,7 +205,8 @@ TEST(Planner, CalibrationFilesAreParsedStrictly) {
     EXPECT_DOUBLE_EQ(c.scale[0], 1.0);
     EXPECT_DOUBLE_EQ(c.dram_fraction, Calibration{}.dram_fraction);
     for (const char* bad : {"mainloop_fraction 1.5\n", "dram_fraction 0\n", "scale.tile9 1\n", "scale.tile0 11\n",
-                            "warp_factor 0.5\n", "mainloop_fraction\n", "mainloop_fraction 0.5 0.6\n"})
+                            "warp_factor 0.5\n", "mainloop_fraction\n", "mainloop_fraction 0.5 0.6\n",
+                            "latency_us.outer 1\n", "latency_us.tile0 21\n", "latency_us.tile0 -1\n"})
         EXPECT_THROW(parse_calibration(bad), std::invalid_argument) << bad;
 }
 

@@ -1622,6 +1622,26 @@ for line in sys.stdin:
 '''
 
 
+TILE_MODEL = r'''
+import sys
+# A made-up model with a tile class: plan a (class tile0) takes 1 ms + M rounds of latency_us.tile0
+# (2 us unless calibrated), plan b (class cb) 2 ms; each times its class's scale.
+args = sys.argv[1:]
+cal = {}
+with open(args[args.index("--calibration") + 1]) as f:
+    for line in f:
+        if line.strip() and not line.startswith("#"):
+            name, value = line.split()
+            cal[name] = float(value)
+for line in sys.stdin:
+    m, n, k, bz, ba = line.split()
+    a = (1e-3 + 1e-6 * cal.get("latency_us.tile0", 2.0) * int(m)) * cal.get("scale.tile0", 1.0)
+    b = 2e-3 * cal.get("scale.cb", 1.0)
+    for desc, cls, sec in (("a", "tile0", a), ("b", "cb", b)):
+        print(f"{m} {n} {k} {bz} {ba} {ba}|{desc}|{cls}|{sec}|{int(sec == min(a, b))}")
+'''
+
+
 class CalibratePlannerTest(unittest.TestCase):
     """scripts/calibrate_planner: the kernel from the runs, its paths from its label and step."""
 
@@ -1666,6 +1686,25 @@ class CalibratePlannerTest(unittest.TestCase):
             src = f.read()
         self.assertIn('    {"Other GPU",\n', src)  # the other device's entry kept
         self.assertIn('    {"Test GPU 9000 (synthetic)",\n        "# step 13 calibration', src)
+
+    def test_round_latency_of_a_tile_class(self):
+        # Measured: a at 2 x (1 ms + M x 3 us) on every shape: under a round latency of 3 us the ratios
+        # to the model are all 2 (no scatter), under any other they differ from shape to shape.
+        model = python_script(os.path.join(self.tmp, "tile_model"), TILE_MODEL)
+        doc = tune_doc()
+        for r in doc["results"]:
+            if r.get("tune_candidate"):
+                r["median_ms"] = 2.0 * (1.0 + 0.003 * r["M"]) if r["config"] == "a" else 3.0
+        doc["results"] = [r for r in doc["results"] if r.get("config") != "c"]
+        path, out = os.path.join(self.tmp, "tile.json"), os.path.join(self.tmp, "tile.cal")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        proc = self.run_tool("--json", path, "--model", model, "--out", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(out) as f:
+            text = f.read()
+        self.assertIn("latency_us.tile0 3\nscale.cb 1.500\nscale.tile0 2.000\n", text)
+        self.assertNotIn("latency_us.cb", text)  # only tile classes have a round latency
 
     def test_defaults_from_the_kernel(self):
         mod = sr.load_script(self.TOOL, "calibrate_mod")

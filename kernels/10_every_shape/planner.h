@@ -117,6 +117,14 @@ constexpr int kNumClasses = sizeof(kClassNames) / sizeof(kClassNames[0]);
 static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4 + 1,
               "one class per tile shape, gemv, outer, skinny (MR or groups, float4 or not), tall");
 
+// [doc:round-latency]
+// Per round of tile blocks, the time the SM's FMA pipes wait on the blocks themselves: the first
+// k-tile's trip from DRAM and the epilogue's stores, hidden only in part by the other resident
+// blocks. Measured per tile shape and GPU (latency_us.<class> in a calibration); this is the
+// estimate of an uncalibrated GPU.
+constexpr double kRoundLatencyS = 2e-6;
+// [/doc:round-latency]
+
 // [doc:calibration]
 // What one GPU gives the kernels. The fractions turn its peaks (FFMA: 2 x lanes x SMs x clock; DRAM:
 // 2 x memory clock x bus width) into the rates of a kernel: step 09's mainloop reaches 49.8 of
@@ -135,11 +143,18 @@ struct Calibration {
         one.fill(1.0);
         return one;
     }();
+    // Seconds per round of blocks of each tile shape (kRoundLatencyS until measured): the measured
+    // values follow the C tiles a round stores, at the SM's share of the DRAM bandwidth.
+    std::array<double, kNumTileShapes> round_latency = [] {
+        std::array<double, kNumTileShapes> est{};
+        est.fill(kRoundLatencyS);
+        return est;
+    }();
 };
 
 // A calibration: lines "name value" (# starts a comment); names as in Calibration (fractions, in
-// (0, 1]) or "scale.<class>" (a time scale, in (0, 10]). Throws std::invalid_argument with the line
-// at fault.
+// (0, 1]), "scale.<class>" (a time scale, in (0, 10]) or "latency_us.<tile class>" (a tile shape's
+// round latency in microseconds, in [0, 20]). Throws std::invalid_argument with the line at fault.
 inline Calibration parse_calibration(const std::string& text) {
     Calibration c;
     std::istringstream in(text);
@@ -162,6 +177,14 @@ inline Calibration parse_calibration(const std::string& text) {
             if (it == std::end(kClassNames)) fail("unknown kernel class");
             if (!(value > 0.0 && value <= 10.0)) fail("a time scale lies in (0, 10]");
             c.scale[it - std::begin(kClassNames)] = value;
+            continue;
+        }
+        if (name.rfind("latency_us.", 0) == 0) {
+            const auto* it =
+                std::find(std::begin(kClassNames), std::begin(kClassNames) + kNumTileShapes, name.substr(11));
+            if (it == std::begin(kClassNames) + kNumTileShapes) fail("unknown tile class");
+            if (!(value >= 0.0 && value <= 20.0)) fail("a round latency lies in [0, 20] us");
+            c.round_latency[it - std::begin(kClassNames)] = value * 1e-6;
             continue;
         }
         if (!(value > 0.0 && value <= 1.0)) fail("a fraction lies in (0, 1]");
@@ -240,7 +263,6 @@ inline int blocks_per_sm(int threads, int smem, int regs, const DeviceModel& d) 
 // Fixed costs (host and front end: the same on every GPU of this class).
 constexpr double kLaunchS = sgemm::kLaunchSeconds;  // a kernel launch (the same for every candidate)
 constexpr double kReduceLaunchS = 3e-6;  // a second, dependent launch (reduction, memset, packing)
-constexpr double kRoundLatencyS = 2e-6;  // per round of tile blocks: first k-tile from DRAM + the epilogue
 // [/doc:fixed-costs]
 constexpr double kL2LatencyS = 0.5e-6;  // a dependent round trip to L2 under load
 // [doc:min-k-per-split]
@@ -249,7 +271,9 @@ constexpr int kMinKPerSplit = 64;  // 8 k-tiles: below that the pipeline never f
 // [doc:unaligned-b]
 constexpr double kUnalignedB = 0.96;  // mainloop speed with 4-byte copies of B (4095 x 4097 x 4093, measured)
 // [/doc:unaligned-b]
+// [doc:scalar-epilogue]
 constexpr double kScalarEpilogue = 0.3;  // DRAM bandwidth of the scalar epilogue for an unaligned C (46341^2 x 2, H100)
+// [/doc:scalar-epilogue]
 constexpr int kSplits[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
 
 // [doc:warp-factor]
@@ -339,16 +363,17 @@ inline int plan_class(const Plan& p) {
 
 // [doc:tile-model]
 // Seconds for `blocks` blocks of `flop` each on the busiest SM, in rounds of at most `occupancy`
-// co-resident blocks that share the SM's FFMA rate (which depends on their warps).
+// co-resident blocks that share the SM's FFMA rate (which depends on their warps), each round
+// `round_latency` longer.
 inline double phase_seconds(long long blocks, double flop, int warps_per_block, double sm_flops, int occupancy,
-                            const DeviceModel& d) {
+                            double round_latency, const DeviceModel& d) {
     if (blocks <= 0) return 0;
     const long long per_sm = (blocks + d.sms - 1) / d.sms;
     const long long rounds = (per_sm + occupancy - 1) / occupancy;
     const int last = static_cast<int>(per_sm - (rounds - 1) * occupancy);
     const double full_round = occupancy * flop / (sm_flops * warp_factor(occupancy * warps_per_block));
     const double last_round = last * flop / (sm_flops * warp_factor(last * warps_per_block));
-    return (rounds - 1) * full_round + last_round + rounds * kRoundLatencyS;
+    return (rounds - 1) * full_round + last_round + rounds * round_latency;
 }
 
 // Bytes that must cross DRAM: A and B once, C written (and read when beta != 0).
@@ -362,18 +387,24 @@ inline double tile_seconds(const Shape& s, const Plan& plan, const DeviceModel& 
     const bool b_aligned = plan.pack_b || s.b_aligned;
     const double sm_flops = d.sm_flops() * c.efficiency * (b_aligned ? 1.0 : kUnalignedB);
     const int warps = c.threads() / 32;
-    const double compute = phase_seconds(plan.dp_tiles, tile_flop * k_full, warps, sm_flops, plan.occupancy, d) +
+    const double latency = d.cal.round_latency[plan.config];
+    const double compute =
+        phase_seconds(plan.dp_tiles, tile_flop * k_full, warps, sm_flops, plan.occupancy, latency, d) +
         phase_seconds(static_cast<long long>(plan.sk_tiles) * plan.splits, tile_flop * plan.k_per_split, warps,
-                      sm_flops, plan.occupancy, d);
-    // The epilogue of a block (C written, read when beta != 0) follows its mainloop: it overlaps
-    // only with the other blocks resident on the SM. Negligible for deep K, all there is for small K.
+                      sm_flops, plan.occupancy, latency, d);
+    // [doc:epilogue-model]
+    // A block's epilogue (C written, read when beta != 0) drains behind the FMAs of the blocks that
+    // follow it: C's bytes count in the memory bound, and what the SM waits on them per round is in
+    // the round latency. Not so in the kernels for aligned B (also after packing B) where C's rows
+    // are unaligned: their scalar stores write 8 floats in each of 4 rows per warp instruction, a
+    // quarter of every sector at a time, 4x the store transactions for the same bytes, at
+    // kScalarEpilogue of the bandwidth; no other block hides that, since they all store through it.
     const double c_bytes = (s.beta_zero ? 4.0 : 8.0) * double(s.M) * s.N;
-    const double epilogue = c_bytes / d.dram() / plan.occupancy;
-    double memory = compulsory_bytes(s) / d.dram();
-    // The kernels for aligned B (also after packing B) store an unaligned C with scalar stores, 8
-    // floats in each of 4 rows per warp instruction: a quarter of every sector at a time.
-    if (!s.c_aligned && (s.b_aligned || plan.pack_b)) memory = std::max(memory, c_bytes / (d.dram() * kScalarEpilogue));
+    const bool scalar_epilogue = !s.c_aligned && (s.b_aligned || plan.pack_b);
+    const double epilogue = scalar_epilogue ? c_bytes / (d.dram() * kScalarEpilogue) : 0.0;
+    const double memory = compulsory_bytes(s) / d.dram();
     double seconds = std::max(compute + epilogue, memory) + kLaunchS;
+    // [/doc:epilogue-model]
     if (plan.pack_b) seconds += kReduceLaunchS + 8.0 * double(s.K) * sgemm::round_up4(s.N) / d.dram();
     if (plan.splits > 1) {
         // Extra traffic of the split: S partial tiles written (tile kernel) and read (reduction), i.e.
