@@ -73,7 +73,8 @@ TEST(Planner, PicksOnAnH200) {
     EXPECT_EQ(picked({2104, 3, 58201}, d), "tall n<=8 splitk=4");  // rows of A streamed along K
     EXPECT_EQ(picked({4097, 1, 4097, true, false}, d), "gemv n=1 256 lanes/row");  // a block per row: 4097 blocks
     EXPECT_EQ(picked({100000, 1, 64}, d), "gemv n=1 4 lanes/row");  // 16 elements per lane
-    EXPECT_EQ(picked({1, 4097, 4097, true, false}, d), "skinny m<=4 4 floats splitk=4");
+    // 33 column ranges x 8 K ranges: 264 blocks, one wave of 2 blocks on each of the 132 SMs.
+    EXPECT_EQ(picked({1, 4097, 4097, true, false}, d), "skinny m<=4 4 floats splitk=8");
 }
 
 TEST(Planner, PicksFollowTheGpu) {
@@ -174,6 +175,21 @@ TEST(Planner, ScalesMoveThePick) {
     const Plan first = pick(s, d);
     d.cal.scale[plan_class(first)] = 10.0;  // its kernel measured 10x slower than modelled
     EXPECT_NE(plan_class(pick(s, d)), plan_class(first));
+}
+
+// A streaming kernel's blocks run in waves of SMs x blocks per SM. One block past a whole wave runs
+// alone after it, at the rate its own loads in flight sustain (32 KB a skinny block: 32 GB/s), not
+// at a share of the DRAM bandwidth: 265 column ranges take ~1.5x the time of 264.
+TEST(Planner, AStreamingKernelsLastWaveRunsAtOneBlocksRate) {
+    const DeviceModel d = h200();
+    const int K = 65536;
+    const auto whole = make_skinny_plan(Shape{1, 264 * kSkinnyCols, K}, d, 1);
+    const auto one_more = make_skinny_plan(Shape{1, 265 * kSkinnyCols, K}, d, 1);
+    ASSERT_TRUE(whole && one_more);
+    ASSERT_EQ(whole->occupancy, 2);  // 264 slots on 132 SMs
+    EXPECT_GT(one_more->seconds, 1.3 * whole->seconds);
+    // Split 8 ways, the extra column range is 8 blocks among 2120: a few per cent.
+    EXPECT_LT(make_skinny_plan(Shape{1, 265 * kSkinnyCols, K}, d, 8)->seconds, 1.1 * whole->seconds);
 }
 
 // A tile shape's round latency is paid once per round of its blocks: where K is short a round is

@@ -92,6 +92,9 @@ constexpr int kSkinnyRows[] = {4, 8, 16};                                       
 constexpr int kSkinnyMaxM = 64;                                                  // ... in up to 4 row groups of 16
 constexpr int kSkinnyGroups = 8, kSkinnyChunk = 512;                             // k-groups (warps), A chunk rows
 constexpr int kSkinnyCols = 128, kSkinnyDepth = 8, kSkinnyPadA = 4;  // block columns, B rows in flight per warp
+// [doc:skinny-ahead]
+constexpr int kSkinnyAhead = 4;  // unaligned B: rows per warp and round, 4 floats a lane, a round in flight
+// [/doc:skinny-ahead]
 constexpr int kSkinnyMaxSplits = 4096;
 // tall: the columns a block computes (N at most), rows per warp (32 sums a lane), rows of B per
 // chunk, and the static shared memory (two chunks of B, transposed and padded, and a flag).
@@ -265,6 +268,9 @@ constexpr double kLaunchS = sgemm::kLaunchSeconds;  // a kernel launch (the same
 constexpr double kReduceLaunchS = 3e-6;  // a second, dependent launch (reduction, memset, packing)
 // [/doc:fixed-costs]
 constexpr double kL2LatencyS = 0.5e-6;  // a dependent round trip to L2 under load
+// [doc:dram-latency]
+constexpr double kDramLatencyS = 1e-6;  // a round trip to DRAM under load: bandwidth x this must be in flight
+// [/doc:dram-latency]
 // [doc:min-k-per-split]
 constexpr int kMinKPerSplit = 64;  // 8 k-tiles: below that the pipeline never fills
 // [/doc:min-k-per-split]
@@ -503,17 +509,25 @@ inline bool split_streaming_k(Plan& plan, const Shape& s, int splits_asked, int 
     return true;
 }
 
-// A streaming plan's time from its FMAs and the bytes it moves: A's and B's from DRAM at the
-// bandwidth its loads in flight sustain (DRAM needs about bandwidth x 1 us of them per SM; fewer
-// leave bandwidth unused), C's, and those from L2; max of the two, one launch, and for S > 1 splits
-// the partials written and read back, the counters' memset and the last block's sums (S partials
-// per output from L2, 8 loads in flight per thread, one L2 latency per 8); times the class's scale.
+// [doc:streaming-waves]
+// A streaming plan's time from its FMAs and the bytes it moves. A's and B's bytes from DRAM, an
+// equal share per block, in waves of the blocks that fit at once (SMs x blocks per SM): a block
+// streams at the rate its loads in flight sustain over a DRAM round trip (kDramLatencyS), or at its
+// share of the bandwidth among the blocks running beside it, whichever is lower. A last, partial
+// wave of few blocks runs at the blocks' own rate: 265 blocks on 264 slots take two waves' time
+// (1 x 33818 x 38631 on an H100: 1.49x the time of 32 K ranges, 8480 blocks). Then C's bytes and
+// those from L2; max with the FMAs, one launch, and for S > 1 splits the partials written and read
+// back, the counters' memset and the last block's sums (S partials per output from L2, 8 loads in
+// flight per thread, one L2 latency per 8); times the class's scale.
 inline double streaming_seconds(const Shape& s, const Plan& plan, const DeviceModel& d, double compute,
-                                double in_flight_per_sm, double a_b_bytes, double l2_bytes) {
-    const double needed = d.dram() / d.sms * 1e-6;
-    const double dram = d.dram() * std::min(1.0, in_flight_per_sm / needed);
+                                double in_flight_per_block, long long blocks, double a_b_bytes, double l2_bytes) {
+    const double block_rate = in_flight_per_block / kDramLatencyS;  // bytes per second, one block
+    const long long slots = static_cast<long long>(d.sms) * plan.occupancy;
+    const double per_block = a_b_bytes / static_cast<double>(blocks);
+    auto wave = [&](long long n) { return per_block / std::min(block_rate, d.dram() / static_cast<double>(n)); };
     const double c_passes = s.beta_zero ? 1.0 : 2.0;
-    double memory = (a_b_bytes + 4.0 * c_passes * double(s.M) * s.N) / dram + l2_bytes / d.l2();
+    double memory = static_cast<double>(blocks / slots) * wave(slots) + (blocks % slots ? wave(blocks % slots) : 0.0) +
+        4.0 * c_passes * double(s.M) * s.N / d.dram() + l2_bytes / d.l2();
     double fixed = kLaunchS;
     if (plan.splits > 1) {
         const double bw = plan.partial_bytes <= static_cast<std::size_t>(d.l2_bytes / 2) ? d.l2() : d.dram();
@@ -522,6 +536,7 @@ inline double streaming_seconds(const Shape& s, const Plan& plan, const DeviceMo
     }
     return (std::max(compute, memory) + fixed) * d.cal.scale[plan_class(plan)];
 }
+// [/doc:streaming-waves]
 
 // [doc:make-skinny-plan]
 // M <= 64: the skinny kernel with MR = the smallest of 4, 8, 16 rows that holds M (16 rows in
@@ -549,13 +564,13 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
     const double per_sm = static_cast<double>((blocks + d.sms - 1) / d.sms);
     const double block_flop = 2.0 * plan.rows * cols * plan.k_per_split;
     const double compute = per_sm * block_flop / (d.ffma_peak() / d.sms * d.cal.skinny_fraction);
-    // Loads in flight: a warp keeps ~kSkinnyDepth row segments of 512 bytes in flight (the ring, or
-    // two rounds of 4 rows).
-    const double in_flight = std::min<double>(plan.occupancy, static_cast<double>(blocks) / d.sms) * kSkinnyGroups *
-        kSkinnyDepth * cols * 4.0;
-    // B once from DRAM (the other row groups' reads from L2), A from L2 by every column range.
+    // Loads in flight: a warp keeps kSkinnyDepth row segments of 512 bytes in flight (the ring), or
+    // with unaligned B one round of kSkinnyAhead rows while it computes the previous one.
+    const double in_flight = kSkinnyGroups * (plan.vec == 4 ? kSkinnyDepth : kSkinnyAhead) * cols * 4.0;
+    // B once from DRAM (the first row group's blocks; the others read it from L2), A from L2 by
+    // every column range.
     plan.seconds =
-        streaming_seconds(s, plan, d, compute, in_flight, 4.0 * double(s.K) * s.N,
+        streaming_seconds(s, plan, d, compute, in_flight, blocks / plan.row_groups, 4.0 * double(s.K) * s.N,
                           4.0 * (plan.row_groups - 1) * double(s.K) * s.N + 4.0 * double(s.M) * s.K * plan.col_blocks);
     return plan;
 }
@@ -581,9 +596,9 @@ inline std::optional<Plan> make_tall_plan(const Shape& s, const DeviceModel& d, 
     const double block_flop = 2.0 * block_rows * kTallN * plan.k_per_split;
     const double compute = per_sm * block_flop / (d.ffma_peak() / d.sms * d.cal.tall_fraction);
     // Loads in flight: a warp has a step of its rows x 512 bytes of A in flight.
-    const double in_flight = std::min<double>(plan.occupancy, static_cast<double>(blocks) / d.sms) * block_rows * 512.0;
+    const double in_flight = block_rows * 512.0;
     // A once from DRAM, B from L2 by every row range.
-    plan.seconds = streaming_seconds(s, plan, d, compute, in_flight, 4.0 * double(s.M) * s.K,
+    plan.seconds = streaming_seconds(s, plan, d, compute, in_flight, blocks, 4.0 * double(s.M) * s.K,
                                      4.0 * double(s.K) * s.N * row_blocks);
     return plan;
 }

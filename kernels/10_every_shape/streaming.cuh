@@ -129,8 +129,7 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
     static_assert(kSkinnyGroups * 32 == 256, "one k-group per warp");
     static_assert(kSkinnyChunk % (kSkinnyGroups * kSkinnyDepth) == 0,
                   "a chunk holds whole rounds of every warp's rows, and more than kSkinnyDepth of them");
-    constexpr int kAhead =
-        4;  // unaligned B: rows per warp and round (4 floats each), a round in flight while one computes
+    constexpr int kAhead = kSkinnyAhead;  // unaligned B: rows per warp and round (planner.h)
     // Dynamic shared memory (skinny_smem(MR) bytes): two A chunks (the first reused for the
     // k-groups' sums at the end), then the warps' rings of B rows.
     extern __shared__ float4 skinny_smem_base[];
