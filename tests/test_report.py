@@ -1705,6 +1705,15 @@ class CalibratePlannerTest(unittest.TestCase):
             text = f.read()
         self.assertIn("latency_us.tile0 3\nscale.cb 1.500\nscale.tile0 2.000\n", text)
         self.assertNotIn("latency_us.cb", text)  # only tile classes have a round latency
+        # Measured on fewer than 3 shapes, a class keeps the planner's estimate (no latency line).
+        first = doc["results"][0]
+        doc["results"] = [r for r in doc["results"] if (r["M"], r["N"], r["K"]) != (first["M"], first["N"], first["K"])]
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        proc = self.run_tool("--json", path, "--model", model, "--out", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(out) as f:
+            self.assertNotIn("latency_us.tile0", f.read())
 
     def test_defaults_from_the_kernel(self):
         mod = sr.load_script(self.TOOL, "calibrate_mod")

@@ -124,7 +124,7 @@ static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4 + 1,
 // Per round of tile blocks, the time the SM's FMA pipes wait on the blocks themselves: the first
 // k-tile's trip from DRAM and the epilogue's stores, hidden only in part by the other resident
 // blocks. Measured per tile shape and GPU (latency_us.<class> in a calibration); this is the
-// estimate of an uncalibrated GPU.
+// estimate of an uncalibrated GPU, and the outer kernel's (one round).
 constexpr double kRoundLatencyS = 2e-6;
 // [/doc:round-latency]
 
@@ -132,9 +132,10 @@ constexpr double kRoundLatencyS = 2e-6;
 // What one GPU gives the kernels. The fractions turn its peaks (FFMA: 2 x lanes x SMs x clock; DRAM:
 // 2 x memory clock x bus width) into the rates of a kernel: step 09's mainloop reaches 49.8 of
 // 66.9 TFLOP/s on an H200 (0.744), a streaming kernel ~83 % of the DRAM peak. What the model
-// leaves out (latencies, occupancy effects, epilogues) is in one time scale per kernel class: the
+// leaves out (occupancy effects, instruction mixes) is in one time scale per kernel class: the
 // geometric mean of measured / modelled time over every candidate of that class in sgemm_runner
-// --tune runs on that GPU, written by scripts/calibrate_planner (kernels/10_every_shape/calibration.h).
+// --tune runs on that GPU, after each tile shape's round latency is fitted to the same runs; both
+// written by scripts/calibrate_planner (kernels/10_every_shape/calibration.h).
 struct Calibration {
     double mainloop_fraction = 0.744;  // step 09's mainloop, 8 warps per SM, of the FFMA peak
     double dram_fraction = sgemm::kStreamDramFraction;  // DRAM bandwidth a streaming kernel reaches, of the peak
@@ -146,8 +147,8 @@ struct Calibration {
         one.fill(1.0);
         return one;
     }();
-    // Seconds per round of blocks of each tile shape (kRoundLatencyS until measured): the measured
-    // values follow the C tiles a round stores, at the SM's share of the DRAM bandwidth.
+    // Seconds per round of blocks of each tile shape (kRoundLatencyS until measured): for the
+    // full-height tiles the measured values track the C a round stores at the SM's share of DRAM.
     std::array<double, kNumTileShapes> round_latency = [] {
         std::array<double, kNumTileShapes> est{};
         est.fill(kRoundLatencyS);
@@ -514,8 +515,8 @@ inline bool split_streaming_k(Plan& plan, const Shape& s, int splits_asked, int 
 // equal share per block, in waves of the blocks that fit at once (SMs x blocks per SM): a block
 // streams at the rate its loads in flight sustain over a DRAM round trip (kDramLatencyS), or at its
 // share of the bandwidth among the blocks running beside it, whichever is lower. A last, partial
-// wave of few blocks runs at the blocks' own rate: 265 blocks on 264 slots take two waves' time
-// (1 x 33818 x 38631 on an H100: 1.49x the time of 32 K ranges, 8480 blocks). Then C's bytes and
+// wave of few blocks runs at the blocks' own rate: 1 x 33818 x 38631 (unaligned B, 16 GB/s a block)
+// has 265 blocks for 264 slots on an H100, and takes 1.49x the time of 32 K ranges (8480 blocks). Then C's bytes and
 // those from L2; max with the FMAs, one launch, and for S > 1 splits the partials written and read
 // back, the counters' memset and the last block's sums (S partials per output from L2, 8 loads in
 // flight per thread, one L2 latency per 8); times the class's scale.
@@ -567,10 +568,10 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
     // Loads in flight: a warp keeps kSkinnyDepth row segments of 512 bytes in flight (the ring), or
     // with unaligned B one round of kSkinnyAhead rows while it computes the previous one.
     const double in_flight = kSkinnyGroups * (plan.vec == 4 ? kSkinnyDepth : kSkinnyAhead) * cols * 4.0;
-    // B once from DRAM (the first row group's blocks; the others read it from L2), A from L2 by
-    // every column range.
+    // B once from DRAM (the others row groups read it from L2), A from L2 by every column range;
+    // every row group's blocks take slots in the waves.
     plan.seconds =
-        streaming_seconds(s, plan, d, compute, in_flight, blocks / plan.row_groups, 4.0 * double(s.K) * s.N,
+        streaming_seconds(s, plan, d, compute, in_flight, blocks, 4.0 * double(s.K) * s.N,
                           4.0 * (plan.row_groups - 1) * double(s.K) * s.N + 4.0 * double(s.M) * s.K * plan.col_blocks);
     return plan;
 }
