@@ -669,9 +669,9 @@ Rates rates_at_hand() {
 }
 
 // The GEMM with K split into `splits` ranges of `per_split` k-tiles, and the reduction if split;
-// `promote_every_tile`: each k-tile kFinePromotionCost longer; `pairs`: the epilogue stores C two floats at a time, its rows
-// 8-byte aligned (split-K tiles store
-// their partial sums in pairs wherever N is even).
+// `promote_every_tile`: each k-tile kFinePromotionCost longer; `pairs`: the epilogue stores C two
+// floats at a time, its rows 8-byte aligned (split-K tiles store their partial sums in pairs
+// wherever N is even).
 double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const Rates& r, bool pairs,
                     bool promote_every_tile = false) {
     const double mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;

@@ -515,11 +515,11 @@ inline bool split_streaming_k(Plan& plan, const Shape& s, int splits_asked, int 
 // equal share per block, in waves of the blocks that fit at once (SMs x blocks per SM): a block
 // streams at the rate its loads in flight sustain over a DRAM round trip (kDramLatencyS), or at its
 // share of the bandwidth among the blocks running beside it, whichever is lower. A last, partial
-// wave of few blocks runs at the blocks' own rate: 1 x 33818 x 38631 (unaligned B, 16 GB/s a block)
-// has 265 blocks for 264 slots on an H100, and takes 1.49x the time of 32 K ranges (8480 blocks). Then C's bytes and
-// those from L2; max with the FMAs, one launch, and for S > 1 splits the partials written and read
-// back, the counters' memset and the last block's sums (S partials per output from L2, 8 loads in
-// flight per thread, one L2 latency per 8); times the class's scale.
+// wave of few blocks runs at the blocks' own rate: 1 x 33818 x 38631 (unaligned B, 16 GB/s a
+// block) has 265 blocks for 264 slots on an H100, and takes 1.49x the time of 32 K ranges (8480
+// blocks). Then C's bytes and those from L2; max with the FMAs, one launch, and for S > 1 splits
+// the partials written and read back, the counters' memset and the last block's sums (S partials
+// per output from L2, 8 loads in flight per thread, one L2 latency per 8); times the class's scale.
 inline double streaming_seconds(const Shape& s, const Plan& plan, const DeviceModel& d, double compute,
                                 double in_flight_per_block, long long blocks, double a_b_bytes, double l2_bytes) {
     const double block_rate = in_flight_per_block / kDramLatencyS;  // bytes per second, one block
@@ -568,7 +568,7 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
     // Loads in flight: a warp keeps kSkinnyDepth row segments of 512 bytes in flight (the ring), or
     // with unaligned B one round of kSkinnyAhead rows while it computes the previous one.
     const double in_flight = kSkinnyGroups * (plan.vec == 4 ? kSkinnyDepth : kSkinnyAhead) * cols * 4.0;
-    // B once from DRAM (the others row groups read it from L2), A from L2 by every column range;
+    // B once from DRAM (the other row groups read it from L2), A from L2 by every column range;
     // every row group's blocks take slots in the waves.
     plan.seconds =
         streaming_seconds(s, plan, d, compute, in_flight, blocks, 4.0 * double(s.K) * s.N,
