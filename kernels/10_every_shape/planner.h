@@ -234,7 +234,7 @@ struct DeviceModel {
     Calibration cal;
     // Registers per thread of each kernel (cudaFuncGetAttributes; ptxas' numbers for sm_90 here).
     // [doc:register-counts]
-    std::array<int, kNumTileShapes> tile_regs{226, 238, 165, 167, 195, 149, 199, 127};
+    std::array<int, kNumTileShapes> tile_regs{229, 232, 157, 167, 167, 127, 167, 117};
     // [/doc:register-counts]
     int outer_regs = 80;
     std::array<int, 3> skinny_regs{113, 128, 202};

@@ -134,56 +134,62 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     float a_frag[2][TM];  // double-buffered: the fragments of k + 1 load while those of k feed the FMAs
     float b_frag[2][TN];
 
-    // ---- global -> shared memory, asynchronously (cp.async: LDGSTS). One uniform branch per
-    // k-tile: full tiles copy without predicates; edge tiles copy 0 source bytes (zero-fill)
-    // outside A and B. step 10: unaligned B rows are copied in 4-byte pieces on both paths,
-    // consecutive threads on consecutive columns (coalesced; step 09 copied them 4 per thread).
-    auto load_tile_async = [&](int stage, int k0) {
-        const int k_left = k_end - k0;  // >= 1
-        if (interior && k_left >= BK) {
-            // One 64-bit base per operand and k-tile; the copies add row offsets (multiples of lda, ldb) to it.
-            const float* a_src = A_tile + static_cast<size_t>(a_row) * lda + k0 + a_col;
+    // ---- global -> shared memory, asynchronously (cp.async: LDGSTS). Whole tiles copy without
+    // predicates; edge tiles copy 0 source bytes (zero-fill) outside A and B. step 10: unaligned B
+    // rows are copied in 4-byte pieces, consecutive threads on consecutive columns (coalesced; step
+    // 09 copied them 4 per thread).
+    auto copy_a_whole = [&](int stage, int k0) {
+        // One 64-bit base per operand and k-tile; the copies add row offsets (multiples of lda, ldb) to it.
+        const float* a_src = A_tile + static_cast<size_t>(a_row) * lda + k0 + a_col;
 #pragma unroll
-            for (int p = 0; p < BM / kARows; ++p)
+        for (int p = 0; p < BM / kARows; ++p)
 #pragma unroll
-                for (int q = 0; q < BK / 8; ++q)
-                    sgemm::cp_async4(&As[stage][a_col + 8 * q][a_row + p * kARows],
-                                     a_src + static_cast<size_t>(p * kARows) * lda + 8 * q, 4);
-            // [doc:b-copy-width]
-            if constexpr (kBVec) {
-                const float* b_src = B_tile + static_cast<size_t>(k0 + b_row) * ldb + b_col;
+            for (int q = 0; q < BK / 8; ++q)
+                sgemm::cp_async4(&As[stage][a_col + 8 * q][a_row + p * kARows],
+                                 a_src + static_cast<size_t>(p * kARows) * lda + 8 * q, 4);
+    };
+    auto copy_b_whole = [&](int stage, int k0) {
+        // [doc:b-copy-width]
+        if constexpr (kBVec) {
+            const float* b_src = B_tile + static_cast<size_t>(k0 + b_row) * ldb + b_col;
 #pragma unroll
-                // [doc:b-copier-float4]
-                for (int p = 0; p < kBLoads; ++p)
-                    if (b_copier)
-                        sgemm::cp_async16(&Bs[stage][b_row + p * kBRowsPerPass][b_col],
-                                          b_src + static_cast<size_t>(p * kBRowsPerPass) * ldb, 16);
-                // [/doc:b-copier-float4]
-            } else {
-                const float* b_src = B_tile + static_cast<size_t>(k0 + bs_row) * ldb + bs_col;
-#pragma unroll
-                for (int p = 0; p < kBScalarLoads; ++p) {
-                    constexpr int kStep = kThreads;  // element p * kThreads of the tile, row-major
-                    const int dr = p * kStep / BN, dc = p * kStep % BN;
-                    sgemm::cp_async4(&Bs[stage][bs_row + dr][bs_col + dc], b_src + static_cast<size_t>(dr) * ldb + dc,
-                                     4);
-                }
-            }
-            // [/doc:b-copy-width]
+            // [doc:b-copier-float4]
+            for (int p = 0; p < kBLoads; ++p)
+                if (b_copier)
+                    sgemm::cp_async16(&Bs[stage][b_row + p * kBRowsPerPass][b_col],
+                                      b_src + static_cast<size_t>(p * kBRowsPerPass) * ldb, 16);
+            // [/doc:b-copier-float4]
         } else {
+            const float* b_src = B_tile + static_cast<size_t>(k0 + bs_row) * ldb + bs_col;
 #pragma unroll
-            for (int p = 0; p < BM / kARows; ++p)
+            for (int p = 0; p < kBScalarLoads; ++p) {
+                constexpr int kStep = kThreads;  // element p * kThreads of the tile, row-major
+                const int dr = p * kStep / BN, dc = p * kStep % BN;
+                sgemm::cp_async4(&Bs[stage][bs_row + dr][bs_col + dc], b_src + static_cast<size_t>(dr) * ldb + dc, 4);
+            }
+        }
+        // [/doc:b-copy-width]
+    };
+    auto copy_a_edge = [&](int stage, int k0, int k_left) {
 #pragma unroll
-                for (int q = 0; q < BK / 8; ++q) {
-                    const int m = a_row + p * kARows, k = a_col + 8 * q;  // in the tile, in the k-tile
-                    const bool in = m < rows_left && k < k_left;  // outside A: copy nothing, zero-fill
-                    sgemm::cp_async4(&As[stage][k][m], in ? A_tile + static_cast<size_t>(m) * lda + k0 + k : A,
-                                     in ? 4 : 0);
-                }
-            // [doc:edge-b-copies]
-            // Edge tiles copy B as step 09 does: four floats a thread, one zero-filling 16-byte copy of
-            // the 0 .. 4 floats inside B (N need not be a multiple of 4 when ldb is) or four 4-byte ones.
-            // (This path is rare; written as step 09's, ptxas schedules the mainloop as step 09's.)
+        for (int p = 0; p < BM / kARows; ++p)
+#pragma unroll
+            for (int q = 0; q < BK / 8; ++q) {
+                const int m = a_row + p * kARows, k = a_col + 8 * q;  // in the tile, in the k-tile
+                const bool in = m < rows_left && k < k_left;  // outside A: copy nothing, zero-fill
+                sgemm::cp_async4(&As[stage][k][m], in ? A_tile + static_cast<size_t>(m) * lda + k0 + k : A, in ? 4 : 0);
+            }
+    };
+    // [doc:edge-b-copies]
+    // Edge tiles copy an aligned B as step 09 does: four floats a thread, one zero-filling 16-byte
+    // copy of the 0 .. 4 floats inside B (N need not be a multiple of 4 when ldb is). The 4-byte arm
+    // is never taken in these kernels (b_vec is true) but kept: it is step 09's code, and with it
+    // ptxas schedules the main loop as step 09's (without it, the loop is reordered).
+    // step 10: an unaligned B as in whole tiles, zero-filled outside B. Step 09's four 4-byte
+    // copies of neighbouring floats per thread have each warp instruction touch one float in every
+    // 16 bytes of 512, 4x the sectors.
+    auto copy_b_edge = [&](int stage, int k0, int k_left) {
+        if constexpr (kBVec) {
 #pragma unroll
             // [doc:b-copier-edge]
             for (int p = 0; p < kBLoads && b_copier; ++p) {
@@ -202,9 +208,46 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
                     }
                 }
             }
-            // [/doc:edge-b-copies]
+        } else {
+            const float* b_src = B_tile + static_cast<size_t>(k0 + bs_row) * ldb + bs_col;
+#pragma unroll
+            for (int p = 0; p < kBScalarLoads; ++p) {
+                constexpr int kStep = kThreads;
+                const int dr = p * kStep / BN, dc = p * kStep % BN;
+                const bool in = bs_row + dr < k_left && bs_col + dc < cols_left;
+                sgemm::cp_async4(&Bs[stage][bs_row + dr][bs_col + dc],
+                                 in ? b_src + static_cast<size_t>(dr) * ldb + dc : B, in ? 4 : 0);
+            }
         }
     };
+    // [/doc:edge-b-copies]
+    // [doc:load-tile]
+    auto load_tile_async = [&](int stage, int k0) {
+        const int k_left = k_end - k0;  // >= 1
+        if constexpr (kBVec) {
+            // One uniform branch per k-tile, as step 09.
+            if (interior && k_left >= BK) {
+                copy_a_whole(stage, k0);
+                copy_b_whole(stage, k0);
+            } else {
+                copy_a_edge(stage, k0, k_left);
+                copy_b_edge(stage, k0, k_left);
+            }
+        } else {
+            // step 10: A's rows and B's columns decide apart. Where M is below the tile's height every
+            // tile is an edge tile, yet B's part of it is whole: it copies without bounds tests (and
+            // an edge in N leaves A's copies unchecked).
+            if (rows_left >= BM && k_left >= BK)
+                copy_a_whole(stage, k0);
+            else
+                copy_a_edge(stage, k0, k_left);
+            if (cols_left >= BN && k_left >= BK)
+                copy_b_whole(stage, k0);
+            else
+                copy_b_edge(stage, k0, k_left);
+        }
+    };
+    // [/doc:load-tile]
     // ---- shared memory -> registers: the thread's fragments for one k, (TM + TN) / 4 LDS.128.
     // The loads walk the warp's sub-tiles: sub-tile wm supplies a_frag[buf][wm * kLaneTM ...].
     auto load_fragments = [&](int buf, int stage, int k) {
