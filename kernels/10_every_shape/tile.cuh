@@ -127,7 +127,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
 
     // [doc:interior]
     // Uniform per block: interior tiles never test an index against M or N (step 10: also when B or
-    // C is unaligned; the alignment only chooses the copy and store width).
+    // C is unaligned; the kernels for unaligned B test A's rows and B's columns apart, load_tile_async).
     const bool interior = rows_left >= BM && cols_left >= BN;
 
     float acc[TM][TN] = {};
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     // rows are copied in 4-byte pieces, consecutive threads on consecutive columns (coalesced; step
     // 09 copied them 4 per thread).
     auto copy_a_whole = [&](int stage, int k0) {
-        // One 64-bit base per operand and k-tile; the copies add row offsets (multiples of lda, ldb) to it.
+        // One 64-bit base per k-tile; the copies add row offsets (multiples of lda) to it. (B's below: ldb.)
         const float* a_src = A_tile + static_cast<size_t>(a_row) * lda + k0 + a_col;
 #pragma unroll
         for (int p = 0; p < BM / kARows; ++p)
@@ -183,8 +183,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     // [doc:edge-b-copies]
     // Edge tiles copy an aligned B as step 09 does: four floats a thread, one zero-filling 16-byte
     // copy of the 0 .. 4 floats inside B (N need not be a multiple of 4 when ldb is). The 4-byte arm
-    // is never taken in these kernels (b_vec is true) but kept: it is step 09's code, and with it
-    // ptxas schedules the main loop as step 09's (without it, the loop is reordered).
+    // is never taken in these kernels (b_vec is true) but kept: it is step 09's code, and with it the
+    // aligned kernels compile to the same machine code as before (without it ptxas reorders the loop).
     // step 10: an unaligned B as in whole tiles, zero-filled outside B. Step 09's four 4-byte
     // copies of neighbouring floats per thread have each warp instruction touch one float in every
     // 16 bytes of 512, 4x the sectors.
@@ -235,8 +235,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
             }
         } else {
             // step 10: A's rows and B's columns decide apart. Where M is below the tile's height every
-            // tile is an edge tile, yet B's part of it is whole: it copies without bounds tests (and
-            // an edge in N leaves A's copies unchecked).
+            // tile is an edge tile, yet B's part of it is whole wherever its columns lie inside B: those
+            // copies skip the bounds tests (and so do A's at an edge in N only).
             if (rows_left >= BM && k_left >= BK)
                 copy_a_whole(stage, k0);
             else
