@@ -152,6 +152,18 @@ TEST(Planner, ShortTilesOnlyWhereCIsOneTileRowMoreThanHalfFull) {
     }
 }
 
+// A warp's registers come from the quarter of the register file of its scheduler: whole warps per
+// quarter. Nsight Compute's register limit, in blocks per SM, for the tile kernel at 195 and 154
+// registers a thread (64 x 64, 2 warps), 230 (128 x 128, 4 warps) and 167 (64 x 128, 4 warps):
+// docs/results/raw/h100-step10-edge-copies/ncu-*.txt.
+TEST(Planner, WarpsTakeRegistersFromTheirSchedulersQuarter) {
+    const DeviceModel d = h200();
+    EXPECT_EQ(blocks_per_sm(64, 0, 195, d), 4);  // 65,536 / (2 x 6,400) would give 5
+    EXPECT_EQ(blocks_per_sm(64, 0, 154, d), 6);
+    EXPECT_EQ(blocks_per_sm(128, 0, 230, d), 2);
+    EXPECT_EQ(blocks_per_sm(128, 0, 167, d), 3);
+}
+
 TEST(Planner, SizesNear2To31KeepEveryPlanLaunchable) {
     // K = 2^31 - 1: rounding a K range up to whole rounds of rows must not overflow an int.
     for (const Shape s : {Shape{1, 2, 2147483647}, Shape{16, 1, 2147483647, false, false}, Shape{2147483647, 3, 5}}) {

@@ -228,6 +228,7 @@ struct DeviceModel {
     int smem_per_sm = 233472;  // 228 KB
     int smem_reserved_per_block = 1024;
     int regs_per_sm = 65536;
+    int schedulers = 4;  // per SM (sub-partitions), each with a quarter of the registers: every GPU since Maxwell
     int threads_per_sm = 2048;
     int blocks_per_sm = 32;
     long long l2_bytes = 50LL << 20;
@@ -253,11 +254,14 @@ struct DeviceModel {
 
 // [doc:blocks-per-sm]
 // Resident blocks per SM: the tightest of the thread, register, shared-memory and block limits.
-// Registers are allocated per warp in units of 256.
+// Registers are allocated per warp in units of 256, from the quarter of the register file of the
+// scheduler the warp runs on: whole warps per quarter (2 warps of 195 registers a thread take 12,800
+// of 16,384 registers, so a quarter holds 2 such warps, not 2.56: 4 blocks of 2 warps, not 5).
 inline int blocks_per_sm(int threads, int smem, int regs, const DeviceModel& d) {
     const int warps = threads / 32;
     const int regs_per_warp = (regs * 32 + 255) / 256 * 256;
-    const int by_regs = regs > 0 ? d.regs_per_sm / (regs_per_warp * warps) : d.blocks_per_sm;
+    const int warps_by_regs = d.schedulers * (d.regs_per_sm / d.schedulers / std::max(regs_per_warp, 1));
+    const int by_regs = regs > 0 ? warps_by_regs / warps : d.blocks_per_sm;
     const int by_smem = d.smem_per_sm / (smem + d.smem_reserved_per_block);
     const int by_threads = d.threads_per_sm / threads;
     return std::max(1, std::min({by_regs, by_smem, by_threads, d.blocks_per_sm}));
