@@ -260,8 +260,8 @@ struct DeviceModel {
 inline int blocks_per_sm(int threads, int smem, int regs, const DeviceModel& d) {
     const int warps = threads / 32;
     const int regs_per_warp = (regs * 32 + 255) / 256 * 256;
-    const int warps_by_regs = d.schedulers * (d.regs_per_sm / d.schedulers / std::max(regs_per_warp, 1));
-    const int by_regs = regs > 0 ? warps_by_regs / warps : d.blocks_per_sm;
+    const int by_regs =
+        regs > 0 ? d.schedulers * (d.regs_per_sm / d.schedulers / regs_per_warp) / warps : d.blocks_per_sm;
     const int by_smem = d.smem_per_sm / (smem + d.smem_reserved_per_block);
     const int by_threads = d.threads_per_sm / threads;
     return std::max(1, std::min({by_regs, by_smem, by_threads, d.blocks_per_sm}));
