@@ -95,6 +95,29 @@ TEST(Planner, PicksFollowTheGpu) {
     EXPECT_NEAR(pick(big, a100()).seconds / pick(big, h200()).seconds, peaks, 0.05 * peaks);
 }
 
+// A few hundred split blocks fill whole rounds only by chance: a split may take more than two.
+TEST(Planner, SplitBlocksTakeAsManyRoundsAsFillThem) {
+    // 97 tiles of 128 x 256, 132 slots of one block: S = 2 is 1.47 rounds, the second half used;
+    // S = 4 is 388 blocks, 2.94 rounds, each a quarter of K.
+    EXPECT_EQ(picked({12376, 222, 26820, true, false}, h200()), "128x256x8 w64x64 s5 splitk=4 packB");
+    // The partials stay within kMaxPartialBytes, whatever the split.
+    for (const Plan& p : all_plans({4411, 487, 55971, true, false}, h200()))
+        EXPECT_LE(p.partial_bytes, kMaxPartialBytes);
+}
+
+// DRAM shares its bandwidth among SMs, not blocks: 86 column ranges x 2 K ranges are 172 blocks on
+// 132 SMs, and the 40 SMs holding two finish last (an H200 measured 215 us, against 184 us for 32 K
+// ranges in full waves); the model gives the two-block SMs the bandwidth the others leave.
+TEST(Planner, AWaveSpreadUnevenlyOverTheSMsWaitsForItsFullestSMs) {
+    const Shape s{1, 11008, 14336};
+    const DeviceModel d = h200();
+    EXPECT_EQ(picked(s, d), "skinny m<=4 float4 splitk=32");
+    const auto two = make_skinny_plan(s, d, 2), many = make_skinny_plan(s, d, 32);
+    ASSERT_TRUE(two && many);
+    EXPECT_EQ(two->col_blocks * two->splits, 172);
+    EXPECT_GT(two->seconds, 1.05 * many->seconds);
+}
+
 TEST(Planner, EveryPlanCoversKOnceAndAsksForItsWorkspace) {
     const DeviceModel d = h200();
     for (const Shape s :

@@ -286,6 +286,8 @@ constexpr double kUnalignedB = 0.96;  // mainloop speed with 4-byte copies of B 
 constexpr double kScalarEpilogue = 0.3;  // DRAM bandwidth of the scalar epilogue for an unaligned C (46341^2 x 2, H100)
 // [/doc:scalar-epilogue]
 constexpr int kSplits[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
+// A split's partials (and a packed B) take at most 512 MiB: more would crowd out the problem itself.
+constexpr std::size_t kMaxPartialBytes = std::size_t{512} << 20;
 
 // [doc:warp-factor]
 // FFMA throughput with w warps resident on an SM, relative to 8 (2 per scheduler, as step 09).
@@ -460,20 +462,26 @@ inline std::optional<Plan> make_tile_plan(const Shape& s, const DeviceModel& d, 
         plan.splits = ceil_div(s.K, k_per_split);
         plan.k_per_split = k_per_split;
         if (plan.splits < 2 || k_per_split < kMinKPerSplit) return std::nullopt;
+        // [doc:split-rounds]
         if (tail) {
-            // Split the partial last round only, if its split blocks still fit in one round.
+            // Split the partial last round only, if its split blocks still fit in one round. (Taking
+            // more rounds there measured faster on shapes of a few rounds and slower behind many,
+            // 8192^3 among them, where the model's rounds are too even to tell the two apart.)
             const long long rest = tiles % slots;
             if (tiles < slots || rest == 0 || rest * plan.splits > slots) return std::nullopt;
             plan.sk_tiles = static_cast<int>(rest);
         } else {
-            // Split every tile: only when the tiles do not fill one round, into at most two rounds
-            // of blocks (beyond that a split adds traffic and buys nothing).
-            if (tiles >= slots || tiles * plan.splits > 2 * slots) return std::nullopt;
+            // Split every tile where the tiles do not fill one round, into as many rounds as the model
+            // finds best: a few hundred blocks fill whole rounds only by chance (194 tiles on 264
+            // slots: S = 2 leaves the second round half used, S = 4 fills 2.94 rounds).
+            if (tiles >= slots) return std::nullopt;
             plan.sk_tiles = plan.tiles;
         }
+        // [/doc:split-rounds]
         plan.dp_tiles = plan.tiles - plan.sk_tiles;
         if (plan.dp_tiles + static_cast<long long>(plan.sk_tiles) * plan.splits > INT_MAX) return std::nullopt;
         plan.partial_bytes = static_cast<std::size_t>(plan.sk_tiles) * plan.splits * c.bm * c.bn * sizeof(float);
+        if (plan.partial_bytes > kMaxPartialBytes) return std::nullopt;
     }
     plan.workspace = plan.pack_bytes + plan.partial_bytes;
     plan.seconds = tile_seconds(s, plan, d) * d.cal.scale[plan_class(plan)];
@@ -496,7 +504,7 @@ inline Plan make_gemv_n1_plan(const Shape& s, const DeviceModel& d) {
 
 // A streaming plan's K ranges: ceil(K / S) rows for S = `splits_asked`, rounded up to a multiple of
 // `quantum` (at most K; 64-bit: K may be 2^31 - 1), at least `min_rows` each when split; then the
-// partials (S x M x N floats, at most 512 MiB: more would crowd out the problem itself) and one
+// partials (S x M x N floats, at most kMaxPartialBytes) and one
 // counter per block of a split's grid (`blocks`). False where the split makes no sense.
 inline bool split_streaming_k(Plan& plan, const Shape& s, int splits_asked, int quantum, int min_rows,
                               long long blocks) {
@@ -508,7 +516,7 @@ inline bool split_streaming_k(Plan& plan, const Shape& s, int splits_asked, int 
     if (plan.splits > kSkinnyMaxSplits) return false;
     if (plan.splits > 1) {
         plan.partial_bytes = sgemm::align256(static_cast<std::size_t>(plan.splits) * s.M * s.N * sizeof(float));
-        if (plan.partial_bytes > (512u << 20)) return false;
+        if (plan.partial_bytes > kMaxPartialBytes) return false;
         plan.workspace = plan.partial_bytes + static_cast<std::size_t>(blocks) * sizeof(unsigned);
     }
     return true;
@@ -518,7 +526,7 @@ inline bool split_streaming_k(Plan& plan, const Shape& s, int splits_asked, int 
 // A streaming plan's time from its FMAs and the bytes it moves. A's and B's bytes from DRAM, an
 // equal share per block, in waves of the blocks that fit at once (SMs x blocks per SM): a block
 // streams at the rate its loads in flight sustain over a DRAM round trip (kDramLatencyS), or at its
-// share of the bandwidth among the blocks running beside it, whichever is lower. A last, partial
+// SM's share of the bandwidth among the SMs running beside it, whichever is lower. A last, partial
 // wave of few blocks runs at the blocks' own rate: 1 x 33818 x 38631 (unaligned B, 16 GB/s a
 // block) has 265 blocks for 264 slots on an H100, and takes 1.49x the time of 32 K ranges (8480
 // blocks). Then C's bytes and those from L2; max with the FMAs, one launch, and for S > 1 splits
@@ -529,7 +537,23 @@ inline double streaming_seconds(const Shape& s, const Plan& plan, const DeviceMo
     const double block_rate = in_flight_per_block / kDramLatencyS;  // bytes per second, one block
     const long long slots = static_cast<long long>(d.sms) * plan.occupancy;
     const double per_block = a_b_bytes / static_cast<double>(blocks);
-    auto wave = [&](long long n) { return per_block / std::min(block_rate, d.dram() / static_cast<double>(n)); };
+    // [doc:uneven-wave]
+    // A wave of n blocks: n = q x SMs + r, so r SMs hold q + 1 blocks and the others q. DRAM shares
+    // its bandwidth among SMs, not blocks (each SM at most its blocks' own rate): the SMs with q blocks
+    // finish first, then the r others share it. 172 blocks on 132 SMs take 1.13x 172 equal shares
+    // on an H200 (1 x 11008 x 14336, S = 2: 215 us, S = 32 in full waves: 184 us).
+    auto wave = [&](long long n) {
+        const long long q = n / d.sms, r = n % d.sms;
+        const long long light = q > 0 ? d.sms - r : 0;  // SMs with q blocks
+        const double light_rate = std::min(q * block_rate, d.dram() / static_cast<double>(light + r));
+        if (r == 0) return q * per_block / light_rate;
+        const double heavy_rate = std::min((q + 1) * block_rate, (d.dram() - light * light_rate) / r);
+        const double t_heavy = (q + 1) * per_block / heavy_rate, t_light = light ? q * per_block / light_rate : 0.0;
+        if (t_heavy <= t_light) return t_light;
+        const double left = (q + 1) * per_block - heavy_rate * t_light;  // on each of the r SMs, alone
+        return t_light + left / std::min((q + 1) * block_rate, d.dram() / r);
+    };
+    // [/doc:uneven-wave]
     const double c_passes = s.beta_zero ? 1.0 : 2.0;
     double memory = static_cast<double>(blocks / slots) * wave(slots) + (blocks % slots ? wave(blocks % slots) : 0.0) +
         4.0 * c_passes * double(s.M) * s.N / d.dram() + l2_bytes / d.l2();
@@ -646,10 +670,10 @@ inline std::vector<Plan> all_plans(const Shape& s, const DeviceModel& d) {
     const bool gemv = s.N == 1 || s.M == 1;
     // Packing B pays only where B's rows are unaligned; it is timed both ways there.
     for (bool pack_b : {false, true}) {
-        // (At most 512 MiB of workspace for it: a bigger copy would crowd out the problem itself.)
+        // (At most kMaxPartialBytes of workspace for it, as for a split's partials.)
         if (pack_b &&
             (s.b_aligned || gemv || s.N > INT_MAX - 3 ||
-             static_cast<double>(s.K) * sgemm::round_up4(s.N) * sizeof(float) > 512.0 * (1 << 20)))
+             static_cast<double>(s.K) * sgemm::round_up4(s.N) * sizeof(float) > double(kMaxPartialBytes)))
             continue;
         for (int config = 0; config < kNumTileShapes; ++config) {
             if (auto plan = make_tile_plan(s, d, config, 1, false, pack_b)) plans.push_back(*plan);
