@@ -286,7 +286,7 @@ constexpr double kUnalignedB = 0.96;  // mainloop speed with 4-byte copies of B 
 constexpr double kScalarEpilogue = 0.3;  // DRAM bandwidth of the scalar epilogue for an unaligned C (46341^2 x 2, H100)
 // [/doc:scalar-epilogue]
 constexpr int kSplits[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
-// A split's partials (and a packed B) take at most 512 MiB: more would crowd out the problem itself.
+// A split's partials take at most 512 MiB, and so does a packed B: more would crowd out the problem itself.
 constexpr std::size_t kMaxPartialBytes = std::size_t{512} << 20;
 
 // [doc:warp-factor]
@@ -540,7 +540,7 @@ inline double streaming_seconds(const Shape& s, const Plan& plan, const DeviceMo
     // [doc:uneven-wave]
     // A wave of n blocks: n = q x SMs + r, so r SMs hold q + 1 blocks and the others q. DRAM shares
     // its bandwidth among SMs, not blocks (each SM at most its blocks' own rate): the SMs with q blocks
-    // finish first, then the r others share it. 172 blocks on 132 SMs take 1.13x 172 equal shares
+    // finish first, then the r others share it. 172 blocks on 132 SMs take 1.12x 172 equal shares
     // on an H200 (1 x 11008 x 14336, S = 2: 215 us, S = 32 in full waves: 184 us).
     auto wave = [&](long long n) {
         const long long q = n / d.sms, r = n % d.sms;
