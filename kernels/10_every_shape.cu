@@ -234,8 +234,13 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
     if (plan.splits > 1) {
         static_assert(every_tile_fills_reduce_blocks(), "the reduction's blocks cover whole tiles");
         const dim3 grid(plan.sk_tiles * (c.bm * c.bn / reduce_block_outputs(plan.splits)));
-        sgemm::launch_checked(sgemm_10_every_shape_reduce, grid, dim3(kReduceThreads), 0, stream, p, c.bm, c.bn,
-                              c.group_m);
+        // Chained where the GPU has programmatic dependent launch: no gap after the tile kernel.
+        if (sgemm::gpu_at_hand().cc >= 90)
+            sgemm::launch_chained(sgemm_10_every_shape_reduce, grid, dim3(kReduceThreads), 0, stream, p, c.bm, c.bn,
+                                  c.group_m);
+        else
+            sgemm::launch_checked(sgemm_10_every_shape_reduce, grid, dim3(kReduceThreads), 0, stream, p, c.bm, c.bn,
+                                  c.group_m);
     }
 }
 

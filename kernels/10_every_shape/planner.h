@@ -423,8 +423,9 @@ inline double tile_seconds(const Shape& s, const Plan& plan, const DeviceModel& 
         // Extra traffic of the split: S partial tiles written (tile kernel) and read (reduction), i.e.
         // 2 * S * sk_tiles * BM * BN * 4 bytes, at L2 speed while the partials fit in half the L2.
         // E.g. 1024 x 1024 x 8192, 128 x 256 tiles, S = 4: 2 * 4 * 32 * 128 KB = 32 MB, ~4 us.
+        // The reduction is launched chained to the tile kernel where the GPU can (sm_90+).
         const double bw = plan.partial_bytes <= static_cast<std::size_t>(d.l2_bytes / 2) ? d.l2() : d.dram();
-        seconds += kReduceLaunchS + 2.0 * plan.partial_bytes / bw;
+        seconds += (d.cc >= 90 ? sgemm::kChainedLaunchSeconds : kReduceLaunchS) + 2.0 * plan.partial_bytes / bw;
     }
     return seconds;
 }

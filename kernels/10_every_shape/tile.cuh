@@ -393,7 +393,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
 // after the tile kernel. Runs spread a long sum over warps where C is small and S large (55 x 101 x
 // 36746: one 64 x 128 tile, 256 splits, 2048 quads): one thread per quad would leave most SMs idle
 // and wait for one load after another; with few splits one run per quad keeps each block's 256
-// threads on 256 quads.
+// threads on 256 quads. Launched chained to the tile kernel where the GPU can (sm_90+), so its launch
+// is done while the tile kernel still runs.
 constexpr int kReduceThreads = 256, kReduceMaxRuns = 8, kReduceSplitsPerRun = 16, kReduceBatch = 8;
 // Runs per quad for S splits: a power of two, about S / kReduceSplitsPerRun, 1 to kReduceMaxRuns.
 __host__ __device__ constexpr int reduce_runs(int splits) {
@@ -423,6 +424,7 @@ __device__ __forceinline__ float4 sum_splits(const float* src, size_t split_stri
 }
 __global__ void __launch_bounds__(kReduceThreads)
     sgemm_10_every_shape_reduce(const TileParams p, int bm, int bn, int group_m) {
+    sgemm::wait_prior_grid();  // the tile kernel's partials written and visible (no-op if not chained)
     __shared__ float4 run_sums[kReduceThreads / 32][32];  // [warp][lane]
     const int runs = reduce_runs(p.splits), block_outputs = reduce_block_outputs(p.splits);
     // Grid: bm * bn / block_outputs blocks per split tile, 32-bit indices only.
