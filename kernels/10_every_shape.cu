@@ -157,6 +157,17 @@ constexpr bool every_tile_fills_reduce_blocks() {
     return true;
 }
 
+// Whether the reduction kernel loaded on this device was compiled with its wait for the tile kernel
+// (PTX for sm_90+): only then may it be launched chained. Asked once per device.
+constexpr int kChainedReduceMinPtx = 90;
+bool reduce_waits_for_prior_grid() {
+    return sgemm::per_device<bool>([](int) {
+        cudaFuncAttributes attr{};
+        sgemm::check(cudaFuncGetAttributes(&attr, sgemm_10_every_shape_reduce));
+        return attr.ptxVersion >= kChainedReduceMinPtx;
+    });
+}
+
 void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream_t stream) {
     if (plan.kind == Plan::kGemvN1) {
         const long long rows_per_block = 256 / plan.gemv_width;
@@ -234,8 +245,9 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
     if (plan.splits > 1) {
         static_assert(every_tile_fills_reduce_blocks(), "the reduction's blocks cover whole tiles");
         const dim3 grid(plan.sk_tiles * (c.bm * c.bn / reduce_block_outputs(plan.splits)));
-        // Chained where the GPU has programmatic dependent launch: no gap after the tile kernel.
-        if (sgemm::gpu_at_hand().cc >= 90)
+        // Chained where the reduction was compiled for sm_90+ (its griddepcontrol.wait exists only there;
+        // a compute_80 build JIT-compiled on an H100 has none): no launch between the two kernels.
+        if (reduce_waits_for_prior_grid())
             sgemm::launch_chained(sgemm_10_every_shape_reduce, grid, dim3(kReduceThreads), 0, stream, p, c.bm, c.bn,
                                   c.group_m);
         else

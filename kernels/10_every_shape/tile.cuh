@@ -393,8 +393,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
 // after the tile kernel. Runs spread a long sum over warps where C is small and S large (55 x 101 x
 // 36746: one 64 x 128 tile, 256 splits, 2048 quads): one thread per quad would leave most SMs idle
 // and wait for one load after another; with few splits one run per quad keeps each block's 256
-// threads on 256 quads. Launched chained to the tile kernel where the GPU can (sm_90+), so its launch
-// is done while the tile kernel still runs.
+// threads on 256 quads. Launched chained to the tile kernel where it was compiled for sm_90+: its
+// blocks start as the tile kernel's last block ends, without a launch between the two.
 constexpr int kReduceThreads = 256, kReduceMaxRuns = 8, kReduceSplitsPerRun = 16, kReduceBatch = 8;
 // Runs per quad for S splits: a power of two, about S / kReduceSplitsPerRun, 1 to kReduceMaxRuns.
 __host__ __device__ constexpr int reduce_runs(int splits) {
