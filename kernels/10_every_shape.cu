@@ -6,8 +6,8 @@
 //    blocks when there are too few tiles), with deterministic split-K (every tile, or only the
 //    last, partial round of blocks) and a fixed-order reduction;
 //  * 10_every_shape/streaming.cuh: kernels built around the bytes a shape must move: GEMV for
-//    N == 1, skinny M (B streamed once, all rows of A resident), outer (K <= 32: bound by the store
-//    of C);
+//    N == 1 and for M == 1, skinny M (B streamed once, all rows of A resident), tall (N <= 8), outer
+//    (K <= 32: bound by the store of C);
 //  * 10_every_shape/planner.h: the model that picks among them, from the rates of the GPU it runs
 //    on (SMs, clocks, bus width, shared memory, registers) and a calibration of what each kernel
 //    gets of them.
@@ -123,6 +123,7 @@ const DeviceModel& current_device() {
         d.outer_regs = registers_of(reinterpret_cast<const void*>(sgemm_10_every_shape_outer));
         d.tall_regs = std::max(registers_of(reinterpret_cast<const void*>(tall_kernel_for(true))),
                                registers_of(reinterpret_cast<const void*>(tall_kernel_for(false))));
+        d.gemv_m1_regs = registers_of(reinterpret_cast<const void*>(sgemm_10_every_shape_gemv_m1));
         for (int r : kSkinnyRows)
             for (int vec : {4, 1}) {
                 const void* kernel = reinterpret_cast<const void*>(skinny_kernel_for(r, vec));
@@ -194,7 +195,7 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
         sgemm::launch_checked(sgemm_10_every_shape_outer, dim3(plan.tiles), dim3(kStreamThreads), 0, stream, a);
         return;
     }
-    if (plan.kind == Plan::kSkinny) {
+    if (plan.kind == Plan::kSkinny || plan.kind == Plan::kGemvM1) {
         SkinnyParams p{a, plan.row_groups, plan.k_per_split, nullptr, nullptr};
         const unsigned grid_x = static_cast<unsigned>(plan.col_blocks) * plan.row_groups;
         if (plan.splits > 1) {
@@ -202,8 +203,12 @@ void run(const sgemm::GemmArgs& a, const Plan& plan, void* workspace, cudaStream
             p.counters = reinterpret_cast<unsigned*>(static_cast<char*>(workspace) + plan.partial_bytes);
             sgemm::check(cudaMemsetAsync(p.counters, 0, grid_x * sizeof(unsigned), stream));
         }
-        sgemm::launch_checked(skinny_kernel_for(plan.rows, plan.vec), dim3(grid_x, plan.splits), dim3(kStreamThreads),
-                              skinny_smem(plan.rows), stream, p);
+        const dim3 grid(grid_x, plan.splits);
+        if (plan.kind == Plan::kGemvM1)
+            sgemm::launch_checked(sgemm_10_every_shape_gemv_m1, grid, dim3(kStreamThreads), 0, stream, p);
+        else
+            sgemm::launch_checked(skinny_kernel_for(plan.rows, plan.vec), grid, dim3(kStreamThreads),
+                                  skinny_smem(plan.rows), stream, p);
         return;
     }
     if (plan.kind == Plan::kTall) {

@@ -151,7 +151,8 @@ TEST_P(Kernel, DeterministicRunToRun) {
     SKIP_WITHOUT_GPU();
     const KernelInfo& k = *GetParam();
     SKIP_UNLESS_RUNNABLE(k);
-    // Deep K (split-K), a matrix-vector product each way (GEMV, M == 1 with its K split), a
+    // Deep K (split-K), a matrix-vector product each way (GEMV, M == 1 with its K split, also with
+    // padded rows, aligned (a partial last float4 of columns) and not), a
     // square whose last round of tiles is partial (the tail split), skinny M with B's rows aligned
     // and not, split over K (the last block of a column range reduces) on a padded, unaligned view
     // too, in one and in several row groups, with 16-byte rows and a partial last column range (N =
@@ -163,12 +164,13 @@ TEST_P(Kernel, DeterministicRunToRun) {
         Layout layout;
     };
     for (const Case& tc :
-         {Case{{129, 131, 4099}, {}}, Case{{64, 64, 8192}, {}}, Case{{1000, 1, 3000}, {}}, Case{{1, 4096, 8192}, {}},
-          Case{{3000, 3000, 3000}, {}}, Case{{32, 4096, 2048}, {}}, Case{{20, 1003, 5000}, {}},
-          Case{{13, 1000, 3001}, {3, 1}}, Case{{7, 9, 100003}, {}}, Case{{1000, 1003, 7}, {}},
-          Case{{999, 260, 32}, {1, 1}}, Case{{50, 1003, 3000}, {1, 1}}, Case{{64, 4096, 1024}, {}},
-          Case{{16, 1000, 4096}, {}}, Case{{3001, 7, 5000}, {}}, Case{{1000, 5, 3001}, {3, 1}},
-          Case{{37, 8, 20000}, {}}, Case{{70, 2, 1027}, {}}, Case{{1000, 5, 4097}, {3, 0}}}) {
+         {Case{{129, 131, 4099}, {}},    Case{{64, 64, 8192}, {}},       Case{{1000, 1, 3000}, {}},
+          Case{{1, 4096, 8192}, {}},     Case{{3000, 3000, 3000}, {}},   Case{{32, 4096, 2048}, {}},
+          Case{{20, 1003, 5000}, {}},    Case{{13, 1000, 3001}, {3, 1}}, Case{{7, 9, 100003}, {}},
+          Case{{1000, 1003, 7}, {}},     Case{{999, 260, 32}, {1, 1}},   Case{{50, 1003, 3000}, {1, 1}},
+          Case{{64, 4096, 1024}, {}},    Case{{16, 1000, 4096}, {}},     Case{{3001, 7, 5000}, {}},
+          Case{{1000, 5, 3001}, {3, 1}}, Case{{37, 8, 20000}, {}},       Case{{70, 2, 1027}, {}},
+          Case{{1000, 5, 4097}, {3, 0}}, Case{{1, 4097, 3000}, {3, 1}},  Case{{1, 4097, 3000}, {3, 0}}}) {
         const Size& s = tc.size;
         Problem p(s, 0.5f, 3.0f, run_seed(), true, tc.layout);
         if (!k.can_implement(p.args()).empty()) continue;

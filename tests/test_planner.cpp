@@ -75,6 +75,12 @@ TEST(Planner, PicksOnAnH200) {
     EXPECT_EQ(picked({100000, 1, 64}, d), "gemv n=1 4 lanes/row");  // 16 elements per lane
     // 33 column ranges x 8 K ranges: 264 blocks, one wave of 2 blocks on each of the 132 SMs.
     EXPECT_EQ(picked({1, 4097, 4097, true, false}, d), "skinny m<=4 4 floats splitk=8");
+    // One row of A and B's rows aligned: gemv_m1, 86 column ranges x 4 K ranges in one wave of 3 blocks
+    // a SM, 32 KB in flight each.
+    EXPECT_EQ(picked({1, 11008, 14336}, d), "gemv m=1 float4 splitk=4");
+    // With N = 8 a row of B is one 32-byte sector: gemv_m1's rounds keep 2 KB a block in flight, and
+    // the tall kernel (rows of A streamed along K) is faster.
+    EXPECT_EQ(picked({1, 8, 100000}, d), "tall n<=8 splitk=64");
 }
 
 TEST(Planner, PicksFollowTheGpu) {
@@ -106,10 +112,10 @@ TEST(Planner, SplitBlocksTakeAsManyRoundsAsFillThem) {
 }
 
 // DRAM shares its bandwidth among SMs, not blocks: 86 column ranges x 2 K ranges are 172 blocks on
-// 132 SMs, and the 40 SMs holding two finish last (an H200 measured 215 us, against 184 us for 32 K
-// ranges in full waves); the model gives the two-block SMs the bandwidth the others leave.
+// 132 SMs, and the 40 SMs holding two finish last (an H200 measured 215 us at M = 1, against 184 us
+// for 32 K ranges in full waves); the model gives the two-block SMs the bandwidth the others leave.
 TEST(Planner, AWaveSpreadUnevenlyOverTheSMsWaitsForItsFullestSMs) {
-    const Shape s{1, 11008, 14336};
+    const Shape s{2, 11008, 14336};
     const DeviceModel d = h200();
     EXPECT_EQ(picked(s, d), "skinny m<=4 float4 splitk=32");
     const auto two = make_skinny_plan(s, d, 2), many = make_skinny_plan(s, d, 32);

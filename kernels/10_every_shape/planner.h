@@ -96,6 +96,9 @@ constexpr int kSkinnyCols = 128, kSkinnyDepth = 8, kSkinnyPadA = 4;  // block co
 constexpr int kSkinnyAhead = 4;  // unaligned B: rows per warp and round, 4 floats a lane, a round in flight
 // [/doc:skinny-ahead]
 constexpr int kSkinnyMaxSplits = 4096;
+// gemv_m1: rows per warp and round, all loaded before any is used (8 x 512 bytes a warp, 32 KB a block).
+constexpr int kGemvM1Ahead = 8;
+constexpr int kGemvM1Smem = kSkinnyGroups * kSkinnyCols * 4;  // static shared memory: the warps' sums
 // tall: the columns a block computes (N at most), rows per warp (32 sums a lane), rows of B per
 // chunk, and the static shared memory (two chunks of B, transposed and padded, and a flag).
 constexpr int kTallN = 8, kTallRows = 32 / kTallN, kTallChunk = 4096 / kTallN;
@@ -115,10 +118,10 @@ constexpr int skinny_row_index(int mr) { return mr <= 4 ? 0 : mr <= 8 ? 1 : 2; }
 constexpr const char* kClassNames[] = {"tile0",     "tile1",     "tile2",      "tile3",    "tile4",
                                        "tile5",     "tile6",     "tile7",      "gemv_n1",  "outer",
                                        "skinny4",   "skinny4s",  "skinny8",    "skinny8s", "skinny16",
-                                       "skinny16s", "skinny16g", "skinny16gs", "tall8"};
+                                       "skinny16s", "skinny16g", "skinny16gs", "tall8",    "gemv_m1"};
 constexpr int kNumClasses = sizeof(kClassNames) / sizeof(kClassNames[0]);
-static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4 + 1,
-              "one class per tile shape, gemv, outer, skinny (MR or groups, float4 or not), tall");
+static_assert(kNumClasses == kNumTileShapes + 2 + 2 * 4 + 1 + 1,
+              "one class per tile shape, gemv, outer, skinny (MR or groups, float4 or not), tall, gemv m=1");
 
 // [doc:round-latency]
 // Per round of tile blocks, the time the SM's FMA pipes wait on the blocks themselves: the first
@@ -240,6 +243,7 @@ struct DeviceModel {
     int outer_regs = 80;
     std::array<int, 3> skinny_regs{113, 128, 202};
     int tall_regs = 126;
+    int gemv_m1_regs = 64;
 
     double ffma_peak() const { return sgemm::ffma_peak_flops(cc, sms, sm_clock_hz); }
     // [doc:sm-flops]
@@ -311,7 +315,7 @@ struct Shape {
 };
 
 struct Plan {
-    enum Kind { kTile, kGemvN1, kSkinny, kOuter, kTall } kind = kTile;
+    enum Kind { kTile, kGemvN1, kSkinny, kOuter, kTall, kGemvM1 } kind = kTile;
     int config = 0;  // kTileShapes index
     int splits_asked = 1;  // the split count it was made for (the candidate id)
     int splits = 1;  // K ranges (1: no split)
@@ -321,7 +325,7 @@ struct Plan {
     int gemv_width = 0;  // gemv_n1: lanes per row
     int rows = 0, vec = 0;  // skinny: MR (rows of A per block) and 4 (float4 B) or 1
     int row_groups = 1;  // skinny: blocks per column range (M <= row_groups x MR)
-    int col_blocks = 0;  // skinny: column ranges
+    int col_blocks = 0;  // skinny, gemv_m1: column ranges
     int row_blocks = 0;  // tall: row ranges of 8 x kTallRows rows
     std::size_t workspace =
         0;  // packed B (256-byte aligned) then the partial tiles (tile); partials then counters (skinny)
@@ -333,6 +337,7 @@ struct Plan {
         if (kind == kOuter) return 900000;
         if (kind == kSkinny) return 1000000 + rows * 100000 + row_groups * 10000 + (vec == 4 ? 5000 : 0) + splits;
         if (kind == kTall) return 3000000 + splits;
+        if (kind == kGemvM1) return 4000000 + splits;
         return (config * 2 + (tail ? 1 : 0)) * 1000 + (pack_b ? 500 : 0) + splits_asked;
     }
     std::string describe() const {
@@ -341,6 +346,9 @@ struct Plan {
             std::snprintf(s, sizeof s, "gemv n=1 %d lanes/row", gemv_width);
         } else if (kind == kOuter) {
             std::snprintf(s, sizeof s, "outer %dx%d k<=%d", kOuterBM, kOuterBN, kOuterMaxK);
+        } else if (kind == kGemvM1) {
+            int n = std::snprintf(s, sizeof s, "gemv m=1 float4");
+            if (splits > 1) std::snprintf(s + n, sizeof s - n, " splitk=%d", splits);
         } else if (kind == kTall) {
             int n = std::snprintf(s, sizeof s, "tall n<=%d", kTallN);
             if (splits > 1) std::snprintf(s + n, sizeof s - n, " splitk=%d", splits);
@@ -369,6 +377,7 @@ inline int plan_class(const Plan& p) {
         case Plan::kGemvN1: return kNumTileShapes;
         case Plan::kOuter: return kNumTileShapes + 1;
         case Plan::kTall: return kNumTileShapes + 2 + 2 * 4;
+        case Plan::kGemvM1: return kNumTileShapes + 2 + 2 * 4 + 1;
         default:
             return kNumTileShapes + 2 + 2 * (p.row_groups > 1 ? 3 : skinny_row_index(p.rows)) + (p.vec == 4 ? 0 : 1);
     }
@@ -605,6 +614,34 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
     return plan;
 }
 
+// [doc:make-gemv-m1-plan]
+// M == 1 with B's rows 16-byte aligned: the gemv_m1 kernel, `splits_asked` K ranges (multiples of 64
+// rows, at least 256 each). The model: B read once from DRAM at the bandwidth the loads in flight
+// sustain (kGemvM1Ahead rows a warp, each the 32-byte sectors of its columns: 512 bytes, fewer where
+// N < 128), x from L2 by every column range, C written; the FMAs (one row) at the skinny kernel's
+// fraction of the FFMA peak; a split adds its partials, a memset and the last block's sums.
+inline std::optional<Plan> make_gemv_m1_plan(const Shape& s, const DeviceModel& d, int splits_asked) {
+    if (s.M != 1 || !s.b_aligned) return std::nullopt;
+    Plan plan;
+    plan.kind = Plan::kGemvM1;
+    plan.rows = 1;
+    plan.vec = 4;
+    plan.col_blocks = ceil_div(s.N, kSkinnyCols);
+    if (!split_streaming_k(plan, s, splits_asked, kSkinnyGroups * kGemvM1Ahead, 256, plan.col_blocks))
+        return std::nullopt;
+    plan.occupancy = blocks_per_sm(kStreamThreads, kGemvM1Smem, d.gemv_m1_regs, d);
+    const long long blocks = static_cast<long long>(plan.col_blocks) * plan.splits;
+    const double per_sm = static_cast<double>((blocks + d.sms - 1) / d.sms);
+    const double block_flop = 2.0 * kSkinnyCols * plan.k_per_split;
+    const double compute = per_sm * block_flop / (d.ffma_peak() / d.sms * d.cal.skinny_fraction);
+    const double row_bytes = 32.0 * ceil_div(4 * std::min(s.N, kSkinnyCols), 32);  // whole sectors
+    const double in_flight = kSkinnyGroups * kGemvM1Ahead * row_bytes;
+    plan.seconds = streaming_seconds(s, plan, d, compute, in_flight, blocks, 4.0 * double(s.K) * s.N,
+                                     4.0 * double(s.K) * plan.col_blocks);
+    return plan;
+}
+// [/doc:make-gemv-m1-plan]
+
 // [doc:make-tall-plan]
 // 2 <= N <= kTallN: the tall kernel, `splits_asked` K ranges (multiples of 4 rows, at least 512
 // each). The model: A read once from DRAM at the bandwidth the loads in flight sustain, B from L2
@@ -659,7 +696,7 @@ inline std::vector<Plan> all_plans(const Shape& s, const DeviceModel& d) {
     if (s.N == 1) plans.push_back(make_gemv_n1_plan(s, d));
     // The split-K streaming kernels, S = 1, 2, 4, ...: each distinct split once (several S can round
     // to the same K ranges).
-    for (auto make : {make_skinny_plan, make_tall_plan})
+    for (auto make : {make_skinny_plan, make_tall_plan, make_gemv_m1_plan})
         for (int splits = 1; splits <= kSkinnyMaxSplits; splits *= 2)
             if (auto plan = make(s, d, splits)) {
                 const bool seen = std::any_of(plans.begin(), plans.end(), [&](const Plan& q) {

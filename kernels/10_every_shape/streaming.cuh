@@ -2,6 +2,7 @@
 // a pipeline that never fills, or on FMAs the shape does not have, and where the time that counts
 // is the time to move the bytes. Each reads its large operand once at full width:
 //  * gemv_n1 (N == 1): lanes of a warp share a row of A;
+//  * gemv_m1 (M == 1): warps share a column range of B, each a row at a time;
 //  * skinny (M <= 64): 16, 8 or 4 rows of A per block in shared memory, B streamed once, K split
 //    across blocks with a fixed-order reduction by the block that finishes last (one launch);
 //  * tall (2 <= N <= 8): rows of A streamed along K, B's chunk in shared memory, K split across
@@ -284,6 +285,85 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_skinny(const SkinnyP
                              static_cast<int>(min(static_cast<long long>(kSkinnyCols), N - col0)));
 }
 // [/doc:skinny]
+
+// [doc:gemv-m1]
+// ---- M == 1: y = alpha * x B + beta * y (x: A's one row, y: C's one row), B's rows 16-byte aligned,
+// streamed once. With one row of A the skinny kernel would copy x into shared memory and compute 4
+// rows of FMAs for it; this kernel is gemv_n1's mirror instead, with nothing in its loop but B's
+// loads. A block owns kSkinnyCols columns and one K range (blockIdx.y = the split); warp g reads rows
+// k_begin + g, + 8, ... of its columns, 512 bytes a row (a float4 a lane), kGemvM1Ahead rows a round,
+// every load of a round issued before any is used; x[k] is one broadcast load a row. No shared
+// memory but the sums': 3 blocks fit on an SM (66 registers a thread), 96 KB of B in flight. The 8
+// warps' sums are added in warp order through shared memory; with S > 1 K ranges the last block of a
+// column range adds the partials in split order (add_partials_if_last): the same bits every run.
+__global__ void __launch_bounds__(256) sgemm_10_every_shape_gemv_m1(const SkinnyParams p) {
+    constexpr int R = kGemvM1Ahead, G = kSkinnyGroups;
+    static_assert(G * 32 == 256, "one k-group per warp");
+    static_assert(kSkinnyCols == 32 * 4, "a float4 of columns a lane");
+    __shared__ float red[G][kSkinnyCols];
+    const int tid = threadIdx.x, g = tid / 32, lane = tid % 32;
+    const int N = p.a.N;
+    const long long col0 = static_cast<long long>(blockIdx.x) * kSkinnyCols;
+    const long long k_begin = static_cast<long long>(blockIdx.y) * p.k_per_split;
+    const long long k_end = min(static_cast<long long>(p.a.K), k_begin + p.k_per_split);
+    const int n_in = static_cast<int>(min(4LL, max(0LL, N - (col0 + lane * 4))));  // the lane's columns in B
+    const float* B_lane = p.a.B + col0 + lane * 4;
+    const float* x = p.a.A;  // M == 1: A's row
+
+    // The lane's 4 columns of row k of B (zeros past N; a partial float4 one float at a time).
+    auto load_row = [&](float(&b)[4], long long k) {
+        const float* row = B_lane + k * p.a.ldb;
+        if (n_in == 4) {
+            const float4 v = *reinterpret_cast<const float4*>(row);
+            b[0] = v.x, b[1] = v.y, b[2] = v.z, b[3] = v.w;
+        } else {
+#pragma unroll
+            for (int v = 0; v < 4; ++v) b[v] = v < n_in ? row[v] : 0.0f;
+        }
+    };
+    float acc[4] = {};  // each column's sum over this warp's rows, in k order
+    long long k = k_begin + g;
+    for (; k + (R - 1) * G < k_end; k += R * G) {  // whole rounds: R rows of this warp
+        float b[R][4], xs[R];
+#pragma unroll
+        for (int u = 0; u < R; ++u) {
+            load_row(b[u], k + u * G);
+            xs[u] = x[k + u * G];
+        }
+#pragma unroll
+        for (int u = 0; u < R; ++u)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[v] += xs[u] * b[u][v];
+    }
+    for (; k < k_end; k += G) {  // the rows left, one at a time
+        float b[4];
+        load_row(b, k);
+        const float xk = x[k];
+#pragma unroll
+        for (int v = 0; v < 4; ++v) acc[v] += xk * b[v];
+    }
+
+    // The 8 warps' sums, in warp order; then C (one split) or this split's partials.
+#pragma unroll
+    for (int v = 0; v < 4; ++v) red[g][lane * 4 + v] = acc[v];
+    __syncthreads();
+    const bool split = gridDim.y > 1;
+    if (tid < kSkinnyCols && col0 + tid < N) {
+        const long long n = col0 + tid;
+        float sum = red[0][tid];
+#pragma unroll
+        for (int i = 1; i < G; ++i) sum += red[i][tid];
+        if (split)
+            p.partials[static_cast<long long>(blockIdx.y) * N + n] = sum;
+        else
+            p.a.C[n] = sgemm::scale(sum, p.a.alpha, p.a.beta, &p.a.C[n]);
+    }
+    // Split: the last block of this column range adds the partials in split order.
+    if (split)
+        add_partials_if_last(p.a, p.partials, &p.counters[blockIdx.x], 0, 1, col0,
+                             static_cast<int>(min(static_cast<long long>(kSkinnyCols), N - col0)));
+}
+// [/doc:gemv-m1]
 
 // [doc:tall]
 // ---- tall: 2 <= N <= 8, C (M x N) = alpha * A B + beta * C, A streamed once. The mirror of skinny
