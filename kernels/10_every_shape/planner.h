@@ -243,7 +243,7 @@ struct DeviceModel {
     int outer_regs = 80;
     std::array<int, 3> skinny_regs{113, 128, 202};
     int tall_regs = 126;
-    int gemv_m1_regs = 64;
+    int gemv_m1_regs = 66;
 
     double ffma_peak() const { return sgemm::ffma_peak_flops(cc, sms, sm_clock_hz); }
     // [doc:sm-flops]
@@ -532,6 +532,13 @@ inline bool split_streaming_k(Plan& plan, const Shape& s, int splits_asked, int 
     return true;
 }
 
+// The FMAs of `blocks` equal blocks of `block_flop` each on the busiest SM, at `fraction` of its
+// share of the FFMA peak: the streaming kernels' compute time.
+inline double streaming_fma_seconds(long long blocks, double block_flop, double fraction, const DeviceModel& d) {
+    const double per_sm = static_cast<double>((blocks + d.sms - 1) / d.sms);
+    return per_sm * block_flop / (d.ffma_peak() / d.sms * fraction);
+}
+
 // [doc:streaming-waves]
 // A streaming plan's time from its FMAs and the bytes it moves. A's and B's bytes from DRAM, an
 // equal share per block, in waves of the blocks that fit at once (SMs x blocks per SM): a block
@@ -600,9 +607,8 @@ inline std::optional<Plan> make_skinny_plan(const Shape& s, const DeviceModel& d
     plan.occupancy =
         blocks_per_sm(kStreamThreads, skinny_smem(plan.rows), d.skinny_regs[skinny_row_index(plan.rows)], d);
     const long long blocks = grid_x * plan.splits;
-    const double per_sm = static_cast<double>((blocks + d.sms - 1) / d.sms);
-    const double block_flop = 2.0 * plan.rows * cols * plan.k_per_split;
-    const double compute = per_sm * block_flop / (d.ffma_peak() / d.sms * d.cal.skinny_fraction);
+    const double compute =
+        streaming_fma_seconds(blocks, 2.0 * plan.rows * cols * plan.k_per_split, d.cal.skinny_fraction, d);
     // Loads in flight: a warp keeps kSkinnyDepth row segments of 512 bytes in flight (the ring), or
     // with unaligned B one round of kSkinnyAhead rows while it computes the previous one.
     const double in_flight = kSkinnyGroups * (plan.vec == 4 ? kSkinnyDepth : kSkinnyAhead) * cols * 4.0;
@@ -631,9 +637,8 @@ inline std::optional<Plan> make_gemv_m1_plan(const Shape& s, const DeviceModel& 
         return std::nullopt;
     plan.occupancy = blocks_per_sm(kStreamThreads, kGemvM1Smem, d.gemv_m1_regs, d);
     const long long blocks = static_cast<long long>(plan.col_blocks) * plan.splits;
-    const double per_sm = static_cast<double>((blocks + d.sms - 1) / d.sms);
-    const double block_flop = 2.0 * kSkinnyCols * plan.k_per_split;
-    const double compute = per_sm * block_flop / (d.ffma_peak() / d.sms * d.cal.skinny_fraction);
+    const double compute =
+        streaming_fma_seconds(blocks, 2.0 * kSkinnyCols * plan.k_per_split, d.cal.skinny_fraction, d);
     const double row_bytes = 32.0 * ceil_div(4 * std::min(s.N, kSkinnyCols), 32);  // whole sectors
     const double in_flight = kSkinnyGroups * kGemvM1Ahead * row_bytes;
     plan.seconds = streaming_seconds(s, plan, d, compute, in_flight, blocks, 4.0 * double(s.K) * s.N,
@@ -659,9 +664,8 @@ inline std::optional<Plan> make_tall_plan(const Shape& s, const DeviceModel& d, 
     if (!split_streaming_k(plan, s, splits_asked, 4, 512, row_blocks)) return std::nullopt;
     plan.occupancy = blocks_per_sm(kStreamThreads, kTallSmem, d.tall_regs, d);
     const long long blocks = row_blocks * plan.splits;
-    const double per_sm = static_cast<double>((blocks + d.sms - 1) / d.sms);
-    const double block_flop = 2.0 * block_rows * kTallN * plan.k_per_split;
-    const double compute = per_sm * block_flop / (d.ffma_peak() / d.sms * d.cal.tall_fraction);
+    const double compute =
+        streaming_fma_seconds(blocks, 2.0 * block_rows * kTallN * plan.k_per_split, d.cal.tall_fraction, d);
     // Loads in flight: a warp has a step of its rows x 512 bytes of A in flight.
     const double in_flight = block_rows * 512.0;
     // A once from DRAM, B from L2 by every row range.
@@ -681,8 +685,7 @@ inline std::optional<Plan> make_outer_plan(const Shape& s, const DeviceModel& d)
     plan.kind = Plan::kOuter;
     plan.tiles = static_cast<int>(tiles);
     plan.occupancy = blocks_per_sm(kStreamThreads, kOuterSmem, d.outer_regs, d);
-    const double per_sm = static_cast<double>((tiles + d.sms - 1) / d.sms);
-    const double compute = per_sm * 2.0 * kOuterBM * kOuterBN * s.K / (d.ffma_peak() / d.sms * d.cal.outer_fraction);
+    const double compute = streaming_fma_seconds(tiles, 2.0 * kOuterBM * kOuterBN * s.K, d.cal.outer_fraction, d);
     plan.seconds =
         (std::max(compute, compulsory_bytes(s) / d.dram()) + kLaunchS + kRoundLatencyS) * d.cal.scale[plan_class(plan)];
     return plan;

@@ -301,6 +301,7 @@ __global__ void __launch_bounds__(256) sgemm_10_every_shape_gemv_m1(const Skinny
     static_assert(G * 32 == 256, "one k-group per warp");
     static_assert(kSkinnyCols == 32 * 4, "a float4 of columns a lane");
     __shared__ float red[G][kSkinnyCols];
+    static_assert(sizeof(red) == kGemvM1Smem, "the planner's occupancy counts this kernel's shared memory");
     const int tid = threadIdx.x, g = tid / 32, lane = tid % 32;
     const int N = p.a.N;
     const long long col0 = static_cast<long long>(blockIdx.x) * kSkinnyCols;
