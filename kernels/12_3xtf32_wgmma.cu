@@ -39,13 +39,17 @@ constexpr int kWgM = 64, kWgN = 128, kWgK = 8;
 constexpr int kSwizzleBytes = 64;
 
 // Dynamic shared memory: STAGES x (A big + A small: 2 x BM x BK, B big + B small: 2 x BN x BK)
-// floats (kProducts == 1: only the big halves), the mbarriers after them, the scale exponents of
-// the tile's BM rows and BN columns, and up to 1 KB to align the start to 1024 bytes (TMA's
-// swizzled destinations repeat every 512 bytes).
+// floats (kProducts == 1: only the big halves), with kFused STAGES x the raw tiles of A and B
+// (BK x (BM + BN) floats) that TMA copies from the caller's matrices, the mbarriers after them
+// (full, empty, and with kFused ready), the scale exponents of the tile's BM rows and BN columns,
+// and up to 1 KB to align the start to 1024 bytes (TMA's swizzled destinations repeat every 512 bytes).
 constexpr int stage_floats(int BM, int BN, int BK, int kProducts) { return (kProducts == 3 ? 2 : 1) * BK * (BM + BN); }
-constexpr int smem_bytes(int BM, int BN, int BK, int STAGES, int kProducts) {
-    return 1024 + STAGES * stage_floats(BM, BN, BK, kProducts) * static_cast<int>(sizeof(float)) + 2 * STAGES * 8 +
-        (BM + BN) * static_cast<int>(sizeof(int));
+constexpr int raw_floats(int BM, int BN, int BK) { return BK * (BM + BN); }
+constexpr int smem_bytes(int BM, int BN, int BK, int STAGES, int kProducts, bool kFused = false) {
+    return 1024 +
+        STAGES * (stage_floats(BM, BN, BK, kProducts) + (kFused ? raw_floats(BM, BN, BK) : 0)) *
+        static_cast<int>(sizeof(float)) +
+        (kFused ? 3 : 2) * STAGES * 8 + (BM + BN) * static_cast<int>(sizeof(int));
 }
 // Named barrier of the hand-over of the scale exponents (0 is __syncthreads'; 1 and 2 belong to the
 // warpgroups of the variant that splits A in shared memory).
@@ -118,17 +122,92 @@ constexpr int kRescueColBlocks = 8;  // the scaled pass's grid: 8 blocks per 32 
 using sgemm::mul_pow2;
 // [/doc:exact-scaling]
 
+// [doc:split-ahead]
+// ---- the fused kernel (kFused): TMA copies the caller's A and B tiles as they are into raw
+// stages; each consumer warpgroup splits its 64 rows of A and 64 of B^T's BN rows into the stage's
+// big and small tiles, in the swizzled K-major layout wgmma reads (chunk c of row r at chunk
+// c ^ (r / 2) % 4), while the tensor cores multiply the k-tile before it. A raw tile is K-major,
+// rows of BK floats (kMnMajor false), or MN-major, BK rows of R floats (B in NN, A in TN and TT:
+// transposed here; consecutive threads read consecutive rows, so neither form conflicts on banks). The
+// layout is a template argument: straight-line code, whose loads the compiler issues together.
+// `lo` and `hi` collect the smallest nonzero and the largest magnitude as bits, as the pre-pass does
+// (|x| - 1 wraps zero to the top); outside the band (or not finite), the pre-pass path computes C.
+// Inside it, rounding the bits half away from zero is cvt.rna.tf32's result in two integer
+// instructions (the conversion also checks for Inf and NaN, which the band leaves to the pre-pass).
+constexpr int kSplitAhead = 1;  // k-tiles split ahead of the one the tensor cores multiply (2: no faster)
+__device__ __forceinline__ float tf32_in_band(float x) {
+    return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
+}
+__device__ __forceinline__ void track_band(float x, unsigned& lo, unsigned& hi) {
+    const unsigned m = __float_as_uint(x) & 0x7fffffffu;
+    lo = min(lo, m - 1u), hi = max(hi, m);
+}
+__device__ __forceinline__ bool outside_band(unsigned lo, unsigned hi) {
+    return lo < __float_as_uint(kBandBottom) - 1u || hi >= __float_as_uint(kBandTop);
+}
+// Shared-memory accesses by address: the stage pointers are generic (computed through an integer to
+// align them), and the compiler would emit generic loads and stores for them.
+__device__ __forceinline__ float lds(std::uint32_t addr) {
+    float x;
+    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(x) : "r"(addr) : "memory");
+    return x;
+}
+__device__ __forceinline__ float4 lds4(std::uint32_t addr) {
+    float4 x;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
+                 : "r"(addr)
+                 : "memory");
+    return x;
+}
+__device__ __forceinline__ void sts4(std::uint32_t addr, float4 x) {
+    asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "f"(x.x), "f"(x.y), "f"(x.z), "f"(x.w)
+                 : "memory");
+}
+template <int BK, Tf32 kMode, bool kMnMajor>
+__device__ __forceinline__ void split_raw_rows(const float* raw, int R, int row0, float* big, float* small, int t,
+                                               unsigned& lo, unsigned& hi) {
+    // kRound: cvt.rna's result wherever it matters (outside the band C is not taken from here).
+    const auto tf32 = [](float v) { return kMode == Tf32::kRound ? tf32_in_band(v) : to_tf32<kMode>(v); };
+    static_assert(BK * sizeof(float) == kSwizzleBytes, "a row is one 64-byte swizzle row of 4 chunks");
+    constexpr int kChunks = BK / 4;
+    const std::uint32_t src = sgemm::smem_addr(raw), hi_at = sgemm::smem_addr(big), lo_at = sgemm::smem_addr(small);
+#pragma unroll
+    for (int u = t; u < kWgM * kChunks; u += 128) {  // 64 rows x 4 chunks, 2 per thread
+        int r, c;
+        float4 x;
+        if constexpr (kMnMajor) {
+            r = row0 + u % kWgM, c = u / kWgM;
+            const std::uint32_t at = src + 4 * (4 * c * R + r);
+            x = make_float4(lds(at), lds(at + 4 * R), lds(at + 8 * R), lds(at + 12 * R));
+        } else {
+            r = row0 + u / kChunks, c = u % kChunks;
+            x = lds4(src + 16 * (r * kChunks + c));
+        }
+        track_band(x.x, lo, hi), track_band(x.y, lo, hi), track_band(x.z, lo, hi), track_band(x.w, lo, hi);
+        const float4 b = make_float4(tf32(x.x), tf32(x.y), tf32(x.z), tf32(x.w));
+        const std::uint32_t at = 4 * (r * BK + 4 * (c ^ ((r >> 1) & 3)));
+        sts4(hi_at + at, b);
+        sts4(lo_at + at, make_float4(tf32(x.x - b.x), tf32(x.y - b.y), tf32(x.z - b.z), tf32(x.w - b.w)));
+    }
+}
+// [/doc:split-ahead]
+
 // Template arguments: BM x BN x BK block tile, STAGES, GROUP_M (rasterization as in step 09),
 // kProducts: 3 (3xTF32) or 1 (TF32 only: the experiment that shows why three), kPromote: k-tiles
 // that the tensor cores accumulate before their partial sum is added (FADD, rounded to nearest)
 // to the FP32 accumulator in registers; 0: never (the tensor cores accumulate all of K);
 // kMode: how operands are split; kSplitA: A arrives unsplit and each consumer warpgroup splits its
-// own rows in shared memory (false: A_big and A_small come from the split kernel, like B).
-template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
+// own rows in shared memory (false: A_big and A_small come from the split kernel, like B); kFused:
+// both arrive as the caller stores them (a_big_map, b_big_map; kAMn, kBMn: MN-major) and are split
+// one k-tile ahead (see split_raw_rows), with K split (partials): flag[0] set means C is the
+// pre-pass path's to compute. only_if: return at once unless *only_if != 0 (nullptr: run).
+template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA,
+          bool kFused = false, bool kAMn = false, bool kBMn = false>
 __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     sgemm_12_3xtf32_wgmma(int M, int N, int K, float alpha, float beta, float* C, int ldc, bool c_vec2_ok,
-                          const unsigned* flag, const unsigned* row_max, const unsigned* col_max, int k_tiles_per_split,
-                          float* partials, const __grid_constant__ CUtensorMap a_big_map,
+                          unsigned* flag, const unsigned* only_if, const unsigned* row_max, const unsigned* col_max,
+                          int k_tiles_per_split, float* partials, const __grid_constant__ CUtensorMap a_big_map,
                           const __grid_constant__ CUtensorMap a_small_map,
                           const __grid_constant__ CUtensorMap b_big_map,
                           const __grid_constant__ CUtensorMap b_small_map) {  // B^T: N rows of K
@@ -137,9 +216,14 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     // TMA's bytes per stage, from the boxes the host builds the tensor maps with: the big halves,
     // and the small ones unless the consumers write A_small themselves.
     using Box = Boxes<BM, BN, BK>;
-    constexpr unsigned kStageBytes =
-        Box::a.bytes() + Box::b.bytes() + (kProducts == 3 ? (kSplitA ? 0u : Box::a.bytes()) + Box::b.bytes() : 0u);
+    constexpr unsigned kStageBytes = Box::a.bytes() + Box::b.bytes() +
+        (kProducts == 3 && !kFused ? (kSplitA ? 0u : Box::a.bytes()) + Box::b.bytes() : 0u);
     static_assert(kStageBytes <= stage_floats(BM, BN, BK, kProducts) * sizeof(float), "the boxes fit in a stage");
+    static_assert(!kFused || kStageBytes == raw_floats(BM, BN, BK) * sizeof(float), "the raw boxes fill a raw stage");
+    static_assert(!kFused || (kProducts == 3 && !kSplitA), "the fused kernel splits both operands, 3 products");
+    static_assert(!kFused || STAGES >= kSplitAhead + 2,
+                  "k-tile kt + kSplitAhead is split into the stage of k-tile kt + kSplitAhead - STAGES, whose wgmma "
+                  "group must be done (at most k-tiles kt and kt - 1 are running)");
     static_assert(kProducts == 3 || kProducts == 1, "3xTF32, or the 1xTF32 experiment");
     static_assert(BM % kWgM == 0 && BM / kWgM == 2, "two consumer warpgroups of 64 rows (the register split)");
     static_assert(BN == kWgN, "one wgmma spans the block tile's 128 columns");
@@ -158,9 +242,14 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     auto b_tile = [&](int s, int part) {
         return stages + s * stage_floats(BM, BN, BK, kProducts) + kSplit * BM * BK + part * BN * BK;
     };
-    auto full = reinterpret_cast<std::uint64_t*>(stages + STAGES * stage_floats(BM, BN, BK, kProducts));
+    // kFused: raw stage s: A as stored (BM x BK or BK x BM), then B (BN x BK or BK x BN).
+    float* raws = stages + STAGES * stage_floats(BM, BN, BK, kProducts);
+    auto raw_a = [&](int s) { return raws + s * raw_floats(BM, BN, BK); };
+    auto raw_b = [&](int s) { return raws + s * raw_floats(BM, BN, BK) + BM * BK; };
+    auto full = reinterpret_cast<std::uint64_t*>(raws + (kFused ? STAGES * raw_floats(BM, BN, BK) : 0));
     std::uint64_t* empty = full + STAGES;
-    int* exponents = reinterpret_cast<int*>(empty + STAGES);  // BM row exponents, then BN column exponents
+    std::uint64_t* ready = empty + STAGES;  // kFused: stage s split by every consumer thread
+    int* exponents = reinterpret_cast<int*>(ready + (kFused ? STAGES : 0));  // BM row exponents, then BN column ones
 
     const int tid = threadIdx.x;
     const int warp = tid / 32;
@@ -173,11 +262,16 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     const int kt_begin = split * k_tiles_per_split;                                 // this split's first k-tile
     const int num_k_tiles = min(sgemm::ceil_div(K, BK) - kt_begin, k_tiles_per_split);  // and how many
 
-    if (tid == 0) sgemm::init_stage_barriers(full, empty, STAGES, kConsumers);  // empty: every consumer thread arrives
+    if (tid == 0) {
+        if constexpr (kFused)
+            for (int s = 0; s < STAGES; ++s) sgemm::mbarrier_init(&ready[s], kConsumers);
+        sgemm::init_stage_barriers(full, empty, STAGES, kConsumers);  // empty: every consumer thread arrives
+    }
     // Launched while the split still runs: the setup above overlaps it; the operands, the flag and
     // C are touched only after it has finished.
     sgemm::wait_prior_grid();
     sgemm::allow_next_grid();
+    if (only_if != nullptr && *only_if == 0) return;  // the pre-pass path behind the fused kernel, not needed
     // Whether the pre-pass scaled the operands (some element lay outside the band): only then does
     // the epilogue scale back, with the exponents the producer's spare warps put in shared memory.
     // Read by each role after its setmaxnreg, like the tile.
@@ -193,6 +287,14 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
             for (int kt = kt_begin, s = 0, round = 0; kt < kt_begin + num_k_tiles; ++kt) {
                 if (round > 0) sgemm::mbarrier_wait(&empty[s], (round - 1) & 1);
                 sgemm::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
+                if constexpr (kFused) {  // the caller's tiles, MN-major ones at (column, k)
+                    sgemm::tma_load_2d(raw_a(s), &a_big_map, &full[s], kAMn ? block_row : kt * BK,
+                                       kAMn ? kt * BK : block_row);
+                    sgemm::tma_load_2d(raw_b(s), &b_big_map, &full[s], kBMn ? block_col : kt * BK,
+                                       kBMn ? kt * BK : block_col);
+                    if (++s == STAGES) s = 0, ++round;
+                    continue;
+                }
                 sgemm::tma_load_2d(a_tile(s, 0), &a_big_map, &full[s], kt * BK, block_row);
                 sgemm::tma_load_2d(b_tile(s, 0), &b_big_map, &full[s], kt * BK, block_col);
                 if constexpr (kProducts == 3) {
@@ -235,9 +337,24 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     constexpr int kChunk = kPromote > 0 ? kPromote : 1;  // k-tiles per partial sum
 
     int pending = -1;  // a stage whose wgmma may still be reading it: released one k-tile later
+    // kFused: split raw stage s (its copy's phase `ph`) into stage s, then release the raw stage to
+    // the producer and tell both warpgroups (each reads all of B^T) that this thread's part is there.
+    unsigned band_lo = ~0u, band_hi = 0;
+    auto split_stage = [&](int s, int ph) {
+        sgemm::mbarrier_wait(&full[s], ph);
+        split_raw_rows<BK, kMode, kAMn>(raw_a(s), BM, wg * kWgM, a_tile(s, 0), a_tile(s, 1), tid % 128, band_lo,
+                                        band_hi);
+        split_raw_rows<BK, kMode, kBMn>(raw_b(s), BN, wg * kWgM, b_tile(s, 0), b_tile(s, 1), tid % 128, band_lo,
+                                        band_hi);
+        sgemm::fence_proxy_async_shared();  // st.shared -> visible to wgmma
+        sgemm::mbarrier_arrive(&empty[s]);
+        sgemm::mbarrier_arrive(&ready[s]);
+    };
+    if constexpr (kFused)
+        for (int i = 0; i < kSplitAhead && i < num_k_tiles; ++i) split_stage(i, 0);
     // [doc:consumer]
     for (int kt = 0, s = 0, phase = 0; kt < num_k_tiles; ++kt) {  // k-tiles counted from the split's first
-        sgemm::mbarrier_wait(&full[s], phase);
+        sgemm::mbarrier_wait(kFused ? &ready[s] : &full[s], phase);
         // [doc:split-a-in-smem]
         if constexpr (kSplitA) {
             // Split this warpgroup's 64 rows of A in place: big overwrites x, small goes to the
@@ -285,12 +402,18 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
         }
         sgemm::wgmma_commit_group();
         // [/doc:k-tile-products]
+        // kFused: a later k-tile's split while the tensor cores work on this one.
+        if constexpr (kFused)
+            if (kt + kSplitAhead < num_k_tiles) {
+                const int ahead = s + kSplitAhead;
+                split_stage(ahead % STAGES, ahead >= STAGES ? phase ^ 1 : phase);
+            }
         // [doc:promotion]
         if (kPromote != 0 && (kt % kChunk == kChunk - 1 || kt == num_k_tiles - 1)) {
             // The chunk is complete: wait for it (its stages are then read, too) and add it up.
             sgemm::wgmma_wait_group<0>();
-            if (pending >= 0) sgemm::mbarrier_arrive(&empty[pending]);
-            sgemm::mbarrier_arrive(&empty[s]);
+            if (!kFused && pending >= 0) sgemm::mbarrier_arrive(&empty[pending]);
+            if (!kFused) sgemm::mbarrier_arrive(&empty[s]);  // kFused: the raw stage went back after its split
             pending = -1;
 #pragma unroll
             for (int i = 0; i < kRegs; ++i) acc[i] += part[i];
@@ -298,7 +421,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
             // Keep this k-tile's group running and wait for the previous one: its stage has been
             // read by the tensor cores and goes back to the producer.
             sgemm::wgmma_wait_group<1>();
-            if (pending >= 0) sgemm::mbarrier_arrive(&empty[pending]);
+            if (!kFused && pending >= 0) sgemm::mbarrier_arrive(&empty[pending]);
             pending = s;
         }
         // [/doc:promotion]
@@ -306,6 +429,9 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     }
     // [/doc:consumer]
     sgemm::wgmma_wait_group<0>();
+    if constexpr (kFused)
+        if (__any_sync(0xffffffffu, outside_band(band_lo, band_hi)) && tid % 32 == 0)
+            atomicOr(flag, 1u);  // the pre-pass path takes over
 
     // [doc:epilogue]
     // ---- epilogue: thread t of the warpgroup holds rows r and r + 8, r = 16 (t / 32) + (t % 32) / 4,
@@ -595,11 +721,14 @@ __global__ void __launch_bounds__(kSmallThreads)
 // bits on every run), undoes the scaling and applies alpha and beta.
 __global__ void __launch_bounds__(256)
     sgemm_12_3xtf32_wgmma_reduce(int M, int N, int splits, const float* partials, const unsigned* row_max,
-                                 const unsigned* col_max, const unsigned* flag, float alpha, float beta, float* C,
-                                 int ldc) {
+                                 const unsigned* col_max, const unsigned* flag, int need_flag, float alpha, float beta,
+                                 float* C, int ldc) {
     sgemm::wait_prior_grid();
     sgemm::allow_next_grid();
     if (flag[1] != 0) return;  // the FFMA kernel computes C
+    // need_flag 0: the fused kernel's partials, used unless it found an element outside the band;
+    // 1: the pre-pass path's behind it, used only then; -1: the pre-pass path's alone.
+    if (need_flag >= 0 && (flag[0] != 0) != (need_flag != 0)) return;
     const std::size_t mn = static_cast<std::size_t>(M) * N;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < mn;
          i += std::size_t(gridDim.x) * blockDim.x) {
@@ -637,6 +766,16 @@ using sgemm::kChainedLaunchSeconds;
 using sgemm::kLaunchSeconds;
 constexpr double kTileSeconds = 6.5e-6, kUnpairedTileSeconds = 12e-6, kTensorFraction = 0.71;
 constexpr double kSplitDramFraction = 0.55, kSmallKStoreFraction = 0.5;
+// [doc:fused-cost]
+// The fused kernel's k-tiles: its consumer warps split the next k-tile between issuing this one's wgmma
+// and waiting for them, and the tensor pipe waits on that work: active 52.5 % of the cycles on an H200
+// and on an H100 (Nsight Compute, 512 x 512 x 32768, split-K 8 x 4096 k), where the pre-pass GEMM's
+// mainloop reaches kTensorFraction. It pays where the pre-pass moves its 12 bytes an element through
+// DRAM: where the split copies (8 bytes an element) fit in half the L2, the pre-pass reads A and B
+// once and the GEMM reads the copies from the L2 (1024^3 on an H100: 54.5 us with the pre-pass,
+// 58.2 us fused), so the plan takes the fused kernel only where they do not.
+constexpr double kFusedTensorFraction = 0.525;
+// [/doc:fused-cost]
 // [doc:fine-promotion]
 // A block whose k-range is short promotes every k-tile (16 k) instead of every second: with few
 // partial sums per block, the tensor cores' truncation inside each one is most of the error (H100,
@@ -657,6 +796,7 @@ constexpr int kChainLaunches = 6;  // clear, split, scan, scaled split, GEMM, fa
 
 struct Rates {
     int sms;
+    long long l2_bytes;
     double tensor;  // 3xTF32 FLOP/s of one SM at kTensorFraction
     double dram;  // DRAM bytes/s a streaming kernel reaches
     double split;  // DRAM bytes/s the pre-pass reaches
@@ -664,23 +804,24 @@ struct Rates {
 Rates rates_at_hand() {
     const sgemm::GpuAtHand& g = sgemm::gpu_at_hand();
     const double dram_peak = sgemm::dram_peak_bytes_per_s(g.mem_clock_hz, g.bus_bits);
-    return {g.sms, sgemm::tf32_tensor_peak_flops(g.cc, g.sms, g.sm_clock_hz) / 3 / g.sms * kTensorFraction,
+    return {g.sms, g.l2_bytes, sgemm::tf32_tensor_peak_flops(g.cc, g.sms, g.sm_clock_hz) / 3 / g.sms * kTensorFraction,
             dram_peak * sgemm::kStreamDramFraction, dram_peak * kSplitDramFraction};
 }
 
 // The GEMM with K split into `splits` ranges of `per_split` k-tiles, and the reduction if split;
 // `promote_every_tile`: each k-tile kFinePromotionCost longer; `pairs`: the epilogue stores C two
 // floats at a time, its rows 8-byte aligned (split-K tiles store their partial sums in pairs
-// wherever N is even).
+// wherever N is even); `fused`: it reads A and B as stored (4 bytes an element, not the split
+// copies' 8) and its k-tiles reach kFusedTensorFraction of the tensor peak, not kTensorFraction.
 double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const Rates& r, bool pairs,
-                    bool promote_every_tile = false) {
+                    bool promote_every_tile = false, bool fused = false) {
     const double mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;
     const double c_bytes = 4 * mn * (a.beta == 0.0f ? 1 : 2);
     const double waves = std::ceil(double(sgemm::tile_total(a.M, a.N, 128, 128)) * splits / r.sms);
-    const double tile_seconds =
-        2.0 * 128 * 128 * 16 * per_split / r.tensor * (promote_every_tile ? 1 + kFinePromotionCost : 1);
+    const double tile_seconds = 2.0 * 128 * 128 * 16 * per_split / r.tensor *
+        (promote_every_tile ? 1 + kFinePromotionCost : 1) * (fused ? kTensorFraction / kFusedTensorFraction : 1);
     const double fixed = (splits > 1 ? a.N % 2 == 0 : pairs) ? kTileSeconds : kUnpairedTileSeconds;
-    const double gemm = std::max(waves * (fixed + tile_seconds), (8 * (mk + kn) + c_bytes) / r.dram);
+    const double gemm = std::max(waves * (fixed + tile_seconds), ((fused ? 4 : 8) * (mk + kn) + c_bytes) / r.dram);
     return gemm + (splits > 1 ? (8 * mn * splits + c_bytes) / r.dram + kChainedLaunchSeconds : 0);
 }
 // [/doc:model]
@@ -691,11 +832,24 @@ double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const R
 // says pay for their partial sums' extra bytes and reduction, all in one wave. The choice depends on
 // the shape and beta alone, not on where C lies (the model takes C's rows 8-byte aligned where N is
 // even, as with ldc = N), so that the workspace a shape needs is known without the pointers.
+// With K split, the fused kernel replaces the pre-pass where TMA can read A and B as stored (rows
+// 16-byte aligned; the pointers are checked at launch, the plan sees the leading dimensions) and the
+// split copies would not fit in half the L2 (doc:fused-cost).
 struct Plan {
     bool small_k = false;
     int splits = 1, k_tiles_per_split = 0;
     int sms = 0;  // the SMs of the device it was made for (the grids of the pre-pass and reduction)
+    bool fused = false;  // split-K by the fused kernel, the pre-pass path behind it for inputs outside the band
 };
+
+// The whole chain on one path: launches (the fused kernel's chain has its GEMM and reduction in front
+// of the pre-pass path's, whose launches then return at once), the pre-pass, the GEMM.
+double path_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const Rates& r, bool pairs, bool fused,
+                    bool promote_every_tile = false) {
+    const double launches = kLaunchSeconds + (kChainLaunches - 1 + (fused ? 1 : 0)) * kChainedLaunchSeconds;
+    const double prepass = fused ? 0.0 : 12 * (double(a.M) * a.K + double(a.K) * a.N) / r.split;
+    return launches + prepass + gemm_seconds(a, splits, per_split, r, pairs, promote_every_tile, fused);
+}
 
 template <int BM, int BN, int BK>
 Plan plan(const sgemm::GemmArgs& a) {
@@ -703,19 +857,29 @@ Plan plan(const sgemm::GemmArgs& a) {
     const int k_tiles = sgemm::ceil_div(a.K, BK);
     const long long tiles = sgemm::tile_total(a.M, a.N, BM, BN);
     const Rates r = rates_at_hand();
+    const bool fusable =
+        a.lda % 4 == 0 && a.ldb % 4 == 0 && 8 * (double(a.M) * a.K + double(a.K) * a.N) > r.l2_bytes / 2;
     Plan best{.small_k = false, .splits = 1, .k_tiles_per_split = k_tiles, .sms = r.sms};
-    double best_seconds = gemm_seconds(a, 1, k_tiles, r, a.N % 2 == 0);
+    double best_seconds = path_seconds(a, 1, k_tiles, r, a.N % 2 == 0, false);
     const long long most = std::min<long long>(tiles < r.sms ? r.sms / tiles : 1, k_tiles);
     for (int s = 2; s <= most; ++s) {
         const int per_split = sgemm::ceil_div(k_tiles, s);
         if (sgemm::ceil_div(k_tiles, per_split) != s) continue;  // the same ranges as fewer splits
-        const double seconds = gemm_seconds(a, s, per_split, r, a.N % 2 == 0);
-        if (seconds < best_seconds) {
-            best = {.small_k = false, .splits = s, .k_tiles_per_split = per_split, .sms = r.sms};
-            best_seconds = seconds;
+        for (const bool fused : {false, true}) {
+            if (fused && !fusable) continue;
+            const double seconds = path_seconds(a, s, per_split, r, a.N % 2 == 0, fused);
+            if (seconds < best_seconds) {
+                best = {.small_k = false, .splits = s, .k_tiles_per_split = per_split, .sms = r.sms, .fused = fused};
+                best_seconds = seconds;
+            }
         }
     }
     return best;
+}
+// Whether launch() runs the fused kernel: the plan's, and A and B start on 16-byte boundaries.
+bool runs_fused(const sgemm::GemmArgs& a, const Plan& p) {
+    return p.fused && reinterpret_cast<std::uintptr_t>(a.A) % 16 == 0 &&
+        reinterpret_cast<std::uintptr_t>(a.B) % 16 == 0;
 }
 // [/doc:plan]
 
@@ -826,6 +990,8 @@ struct Gemm {
                 kernel = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, 1, kMode, kSplitA>;
         constexpr int smem = smem_bytes(BM, BN, BK, STAGES, kProducts);
         sgemm::allow_dynamic_smem(kernel, smem);
+        constexpr bool kCanFuse = kProducts == 3 && !kSplitA;
+        const bool fused = kCanFuse && runs_fused(args, p);
 
         const Workspace w = carve<kProducts, kSplitA>(args, p.splits, reinterpret_cast<std::uintptr_t>(workspace));
         const auto& [b_big, b_small, a_big, a_small, partials, row_max, col_max, flag, bytes, maxima_bytes] = w;
@@ -843,7 +1009,47 @@ struct Gemm {
                               stream, row_max, words);
         constexpr Tf32 kModeA = kSplitA ? Tf32::kCopy : kMode;  // kCopy: scale (if so), no split
         const bool a_t = op_a == sgemm::Op::kT, b_t = op_b == sgemm::Op::kT;
-        split<kMode, kModeA, false>(b_t, a_t, args, nullptr, nullptr, flag, w, ld, stream);
+        const bool c_vec2_ok = sgemm::rows_are_8b_aligned(C, ldc);
+        const dim3 block((BM / kWgM) * 128 + kProducerThreads);
+        const dim3 grid(sgemm::tile_count(M, N, BM, BN) * p.splits);  // 1-D: rasterized in the kernel
+        const std::size_t mn = static_cast<std::size_t>(M) * N;
+        const int reduce_blocks = static_cast<int>(std::min<std::size_t>((mn + 255) / 256, 32ull * p.sms));
+        // [doc:fused-launch]
+        // The fused kernel, where it runs, computes the partial sums from A and B as stored and flags
+        // an element outside the band; its reduction writes C unless flagged. The pre-pass path after
+        // it runs only if flagged (its scan, scaled split, GEMM and reduction return at once otherwise).
+        if constexpr (kCanFuse) {
+            if (fused) {
+                // The kernel for the layout (A, B MN-major or not) and the promotion.
+                const bool fine = kPromote == kStepPromotion && promotion_tiles(kPromote, p.k_tiles_per_split) == 1;
+                const auto pick = [&]<bool kAMn, bool kBMn>() {
+                    return fine ? sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, 1, kMode, false, true,
+                                                        kAMn, kBMn>
+                                : sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, false,
+                                                        true, kAMn, kBMn>;
+                };
+                auto* fused_kernel = a_t
+                    ? (b_t ? pick.template operator()<true, false>() : pick.template operator()<true, true>())
+                    : (b_t ? pick.template operator()<false, false>() : pick.template operator()<false, true>());
+                constexpr int fused_smem = smem_bytes(BM, BN, BK, STAGES, kProducts, true);
+                sgemm::allow_dynamic_smem(fused_kernel, fused_smem);
+                // A and B as stored: K-major boxes of BK floats by BM (BN) rows, or MN-major boxes of
+                // BM (BN) floats by BK rows (A in TN and TT, B in NN and TN); split_raw_rows reads both.
+                const CUtensorMap a_map = a_t
+                    ? sgemm::make_tensor_map_2d(A, K, M, lda, {BK, BM}, CU_TENSOR_MAP_SWIZZLE_NONE)
+                    : sgemm::make_tensor_map_2d(A, M, K, lda, {BM, BK}, CU_TENSOR_MAP_SWIZZLE_NONE);
+                const CUtensorMap b_map = b_t
+                    ? sgemm::make_tensor_map_2d(B, N, K, ldb, {BN, BK}, CU_TENSOR_MAP_SWIZZLE_NONE)
+                    : sgemm::make_tensor_map_2d(B, K, N, ldb, {BK, BN}, CU_TENSOR_MAP_SWIZZLE_NONE);
+                sgemm::launch_chained(fused_kernel, grid, block, fused_smem, stream, M, N, K, alpha, beta, C, ldc,
+                                      c_vec2_ok, flag, nullptr, a_scale, col_max, p.k_tiles_per_split, partials, a_map,
+                                      a_map, b_map, b_map);
+                sgemm::launch_chained(sgemm_12_3xtf32_wgmma_reduce, dim3(reduce_blocks), dim3(256), 0, stream, M, N,
+                                      p.splits, partials, a_scale, col_max, flag, 0, alpha, beta, C, ldc);
+            }
+        }
+        // [/doc:fused-launch]
+        if (!fused) split<kMode, kModeA, false>(b_t, a_t, args, nullptr, nullptr, flag, w, ld, stream);
         {
             const ScanJob a_job{A, lda, M, !a_t, row_max}, b_job{B, ldb, N, b_t, col_max};
             const long long items = a_job.items(K) + b_job.items(K);
@@ -863,17 +1069,12 @@ struct Gemm {
         const CUtensorMap a_big_map = map(a_big, M, ld, Box::a), a_small_map = map(a_small, M, ld, Box::a);
         const CUtensorMap b_big_map = map(b_big, N, ld, Box::b), b_small_map = map(b_small, N, ld, Box::b);
         // [/doc:maps]
-        const bool c_vec2_ok = sgemm::rows_are_8b_aligned(C, ldc);
-        const dim3 block((BM / kWgM) * 128 + kProducerThreads);
-        const dim3 grid(sgemm::tile_count(M, N, BM, BN) * p.splits);  // 1-D: rasterized in the kernel
-        sgemm::launch_chained(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, flag, a_scale,
-                              col_max, p.k_tiles_per_split, partials, a_big_map, a_small_map, b_big_map, b_small_map);
-        if (partials) {
-            const std::size_t mn = static_cast<std::size_t>(M) * N;
-            const int blocks = static_cast<int>(std::min<std::size_t>((mn + 255) / 256, 32ull * p.sms));
-            sgemm::launch_chained(sgemm_12_3xtf32_wgmma_reduce, dim3(blocks), dim3(256), 0, stream, M, N, p.splits,
-                                  partials, a_scale, col_max, flag, alpha, beta, C, ldc);
-        }
+        sgemm::launch_chained(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, flag,
+                              fused ? flag : nullptr, a_scale, col_max, p.k_tiles_per_split, partials, a_big_map,
+                              a_small_map, b_big_map, b_small_map);
+        if (partials)
+            sgemm::launch_chained(sgemm_12_3xtf32_wgmma_reduce, dim3(reduce_blocks), dim3(256), 0, stream, M, N,
+                                  p.splits, partials, a_scale, col_max, flag, fused ? 1 : -1, alpha, beta, C, ldc);
         launch_small_k(args, stream, flag + 1);  // returns at once unless a row or column spans too much
     }
 
@@ -882,7 +1083,10 @@ struct Gemm {
         if (p.small_k)
             return "K < " + std::to_string(kMinTensorK) +
                 ": FP32 FFMA (the split's error would exceed the FP32 bound), 32x128 tile, thread 4x4";
-        const char* a_split = kSplitA ? "A copied, split in smem" : "A split in a pre-pass";
+        const bool fused = kProducts == 3 && !kSplitA && runs_fused(args, p);
+        const char* a_split = fused ? "A and B read as stored, split in smem a k-tile ahead"
+            : kSplitA               ? "A copied, split in smem"
+                                    : "A split in a pre-pass";
         return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) +
             " tile, 2 warpgroups of wgmma " + "m64n128k8, " + std::to_string(kProducts) + "xTF32 (" +
             (kMode == Tf32::kRound ? "rounded" : "truncated") + " split, " + a_split + "), " +
@@ -923,9 +1127,8 @@ double model_seconds(const sgemm::GemmArgs& a) {
         return kLaunchSeconds + (4 * (mk + kn + mn * (a.beta == 0.0f ? 1 : 2))) / (r.dram * kSmallKStoreFraction);
     // The split count is chosen for speed alone (plan); promoting every k-tile on a short k-range then
     // costs its k-tiles more.
-    return kLaunchSeconds + (kChainLaunches - 1) * kChainedLaunchSeconds + 12 * (mk + kn) / r.split +
-        gemm_seconds(a, p.splits, p.k_tiles_per_split, r, sgemm::rows_are_8b_aligned(a.C, a.ldc),
-                     promotion_tiles(kStepPromotion, p.k_tiles_per_split) == 1);
+    return path_seconds(a, p.splits, p.k_tiles_per_split, r, sgemm::rows_are_8b_aligned(a.C, a.ldc), runs_fused(a, p),
+                        promotion_tiles(kStepPromotion, p.k_tiles_per_split) == 1);
 }
 // [/doc:model-total]
 

@@ -256,10 +256,12 @@ TEST_P(KernelOnInputs, CorrectOnEveryDistribution) {
         Layout layout;
         bool third_pair;  // also the (alpha, beta) pair that is not a power of two
     };
-    const Case cases[] = {{{67, 65, 1}, {}, false},         {{129, 131, 2}, {}, false},
-                          {{1, 257, 3}, {}, false},         {{255, 127, 7}, {}, false},
-                          {{257, 129, 33}, {}, true},       {{256, 256, 16384}, {}, false},
-                          {{1000, 999, 997}, {3, 1}, true}, {{2200, 2100, 100}, {1, 1}, false}};
+    // 1 x 512 x 997: one row of A with B's rows 16-byte aligned and K split (step 10's gemv m=1 kernel;
+    // step 12's fused kernel, whose TMA boxes are mostly rows past M).
+    const Case cases[] = {
+        {{67, 65, 1}, {}, false},         {{129, 131, 2}, {}, false},         {{1, 257, 3}, {}, false},
+        {{255, 127, 7}, {}, false},       {{257, 129, 33}, {}, true},         {{256, 256, 16384}, {}, false},
+        {{1000, 999, 997}, {3, 1}, true}, {{2200, 2100, 100}, {1, 1}, false}, {{1, 512, 997}, {}, true}};
     std::uint64_t seed = run_seed() ^ (std::uint64_t(k.spec.number) << 48) ^ (std::uint64_t(init) << 40);
     for (const Case& c : cases)
         for (const Layout& layout : layouts_of(k, c.layout.ld_pad, c.layout.offset))
@@ -289,6 +291,54 @@ INSTANTIATE_TEST_SUITE_P(Registered, KernelOnInputs,
                              return std::get<0>(info.param)->label() + "_" +
                                  std::string(to_string(std::get<1>(info.param)));
                          });
+
+// Step 12 with K split reads A and B as stored where their rows are 16-byte aligned (the fused kernel)
+// and from the pre-pass's copies otherwise; both split alike and sum in the same order, so the same
+// operands one float off their alignment must give the same bits. On `wide` inputs both hand C to
+// the scaled pre-pass path (the fused kernel flags them): the same bits again.
+TEST(Step12, FusedKernelGivesThePrePassPathsBits) {
+    SKIP_WITHOUT_GPU();
+    const KernelInfo* k = find_kernel("12");
+    ASSERT_NE(k, nullptr);
+    SKIP_UNLESS_RUNNABLE(*k);
+    std::uint64_t seed = run_seed() ^ 0x12f05ed;
+    // Deep K on few tiles, where the plan splits K and takes the fused kernel (asserted below).
+    for (const Size& s : {Size{256, 256, 16384}, Size{4, 512, 16384}, Size{300, 200, 20000}})
+        for (const Layout& layout : layouts_of(*k))
+            for (const Distribution init : {Distribution::kUniform, Distribution::kWide}) {
+                SCOPED_TRACE(testing::Message() << layout_name(layout.op_a, layout.op_b) << " " << s.M << "x" << s.N
+                                                << "x" << s.K << " --init " << to_string(init) << " seed " << seed);
+                Problem p(s, 0.5f, 3.0f, seed++, true, layout, 0, init);
+                const GemmArgs& a = p.args();
+                if (a.lda % 4 != 0 || a.ldb % 4 != 0) continue;  // rows never 16-byte aligned (A^T of 4 rows)
+                // A and B copied one float past a 256-byte boundary: rows no longer 16-byte aligned.
+                const auto copy_off = [](const float* src, long long rows, long long cols, int ld) {
+                    const std::size_t count = static_cast<std::size_t>(rows - 1) * ld + cols;
+                    DeviceBuffer<float> buffer(count + 1);
+                    check(cudaMemcpy(buffer.get() + 1, src, count * sizeof(float), cudaMemcpyDeviceToDevice));
+                    return buffer;
+                };
+                const bool a_t = a.op_a == Op::kT, b_t = a.op_b == Op::kT;
+                const DeviceBuffer<float> a_off = copy_off(a.A, a_t ? a.K : a.M, a_t ? a.M : a.K, a.lda);
+                const DeviceBuffer<float> b_off = copy_off(a.B, b_t ? a.N : a.K, b_t ? a.K : a.N, a.ldb);
+                const std::string fused = k->describe(a);
+                GemmArgs off = a;
+                off.A = a_off.get() + 1, off.B = b_off.get() + 1;
+                ASSERT_NE(fused.find("read as stored"), std::string::npos) << fused;
+                ASSERT_EQ(k->describe(off).find("read as stored"), std::string::npos) << k->describe(off);
+                p.run_once(*k);
+                expect_right(*k, p.verify(), s.K);
+                const std::vector<float> first = p.output();
+                Launcher prepass = launcher_of(*k, a);
+                const auto launch = prepass.launch;
+                prepass.launch = [&](const GemmArgs&, void* w, cudaStream_t stream) { launch(off, w, stream); };
+                p.run_once(prepass);
+                expect_right(*k, p.verify(), s.K);
+                const std::vector<float> second = p.output();
+                EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0)
+                    << "the fused kernel (" << fused << ") and the pre-pass path differ";
+            }
+}
 
 // Rows and columns whose elements span more than any per-row or per-column scaling can bring into
 // the tensor cores' range: a tiny element of A's row paired with the largest of B's column decides

@@ -125,6 +125,7 @@ struct GpuAtHand {
     int cc = 0, sms = 0;
     double sm_clock_hz = 0, mem_clock_hz = 0;
     int bus_bits = 0;
+    long long l2_bytes = 0;
 };
 inline const GpuAtHand& gpu_at_hand() {
     return per_device<GpuAtHand>([](int device) {
@@ -135,6 +136,7 @@ inline const GpuAtHand& gpu_at_hand() {
         g.sm_clock_hz = 1e3 * device_attribute(cudaDevAttrClockRate, device);
         g.mem_clock_hz = 1e3 * device_attribute(cudaDevAttrMemoryClockRate, device);
         g.bus_bits = device_attribute(cudaDevAttrGlobalMemoryBusWidth, device);
+        g.l2_bytes = device_attribute(cudaDevAttrL2CacheSize, device);
         return g;
     });
 }
