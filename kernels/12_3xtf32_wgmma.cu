@@ -114,7 +114,6 @@ __device__ __forceinline__ int scale_exponent(const unsigned* max_bits, int i) {
 // and no product or short sum overflows. Real data lie there; the scan and the scaled split run
 // only when some element does not.
 constexpr float kBandBottom = 0x1p-52f, kBandTop = 0x1p63f;
-constexpr int kRescueColBlocks = 8;  // the scaled pass's grid: 8 blocks per 32 rows (see split())
 
 // Scaling back and forth: x * 2^e, exact unless the result leaves the normal range (kernels/common/
 // tile.cuh; the scale exponents' sums lie in [-298, 254], and below -252 every |x| < 2^100 gives 0
@@ -548,17 +547,27 @@ __device__ __forceinline__ void split_rows(const SplitJob& job, long long block,
 
 // One launch for both operands: kTransB / kTransA say which source is stored N- or M-major (B in NN,
 // A in TN and TT) and is transposed into K-major rows; kModeA may differ (kCopy: A split in smem).
+// A block takes the jobs' blocks blockIdx.x, + gridDim.x, ...: the unscaled pass launches one block
+// for each, the scaled one at most a wave (kSplitBlocksPerSm an SM), since it usually returns at once
+// and thousands of blocks that do nothing cost microseconds (11.8 us for 8320 at 512 x 512 x 32768).
+constexpr int kSplitBlocksPerSm = 6;
 template <bool kTransB, bool kTransA, Tf32 kModeB, Tf32 kModeA, bool kScaled>
-__global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows, 6)
+__global__ void __launch_bounds__(sgemm::kStageTile* sgemm::kStageRows, kSplitBlocksPerSm)
     sgemm_12_3xtf32_wgmma_split(SplitJob b, SplitJob a, unsigned* flag, long long ld_dst) {
     sgemm::wait_prior_grid();
     sgemm::allow_next_grid();
-    if (kScaled && *flag == 0) return;
-    const long long block = blockIdx.x;
-    if (block < b.blocks())
-        split_rows<kTransB, kModeB, kScaled>(b, block, flag, ld_dst);
-    else
-        split_rows<kTransA, kModeA, kScaled>(a, block - b.blocks(), flag, ld_dst);
+    const auto split_block = [&](long long block) {
+        if (block < b.blocks())
+            split_rows<kTransB, kModeB, kScaled>(b, block, flag, ld_dst);
+        else
+            split_rows<kTransA, kModeA, kScaled>(a, block - b.blocks(), flag, ld_dst);
+    };
+    if constexpr (kScaled) {
+        if (*flag == 0) return;
+        for (long long block = blockIdx.x; block < b.blocks() + a.blocks(); block += gridDim.x) split_block(block);
+    } else {
+        split_block(blockIdx.x);  // a loop here too would cost the pass spills at kSplitBlocksPerSm blocks an SM
+    }
 }
 // [/doc:split]
 
@@ -579,6 +588,9 @@ __global__ void __launch_bounds__(256) sgemm_12_3xtf32_wgmma_clear(unsigned* wor
 // elements of a row, or kScanRowsB rows of 32 consecutive columns (a lane per column). Every load
 // instruction of a warp reads one contiguous 128-byte line.
 constexpr int kScanSpanA = 512, kScanRowsB = 16, kScanThreads = 256;
+// At most one wave of blocks (the warps stride over the items): the scan usually finds the flag clear
+// and returns at once, and 4224 blocks doing that cost 6.9 us at 512 x 512 x 32768 (H200).
+constexpr long long kScanBlocksPerSm = 2048 / kScanThreads;
 __device__ __forceinline__ float finite_abs(float x) { return x == x ? fabsf(x) : 0.0f; }  // NaN: 0
 
 struct ScanJob {
@@ -933,13 +945,13 @@ Workspace carve(const sgemm::GemmArgs& a, int splits, std::uintptr_t base) {
 // B's source is transposed into K-major rows unless op(B) = B^T; A's only if op(A) = A^T.
 template <Tf32 kModeB, Tf32 kModeA, bool kScaled>
 void split(bool b_t, bool a_t, const sgemm::GemmArgs& args, const unsigned* row_max, const unsigned* col_max,
-           unsigned* flag, const Workspace& w, long long ld_dst, cudaStream_t stream) {
+           unsigned* flag, const Workspace& w, long long ld_dst, int sms, cudaStream_t stream) {
     const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
-    // Each job's own blocks per 32 rows: one per 32 columns, but the scaled pass usually finds its
-    // flag clear, and few blocks end soonest then.
+    // Each job's own blocks: one per 32 x 32 tile (the scaled pass walks them with at most a wave of
+    // blocks, which ends soonest when it finds its flag clear, the usual case).
     const auto job = [&](int rows, int cols, const float* src, int ld, const unsigned* max_bits, float* big,
                          float* small) {
-        const dim3 grid = sgemm::stage_grid(rows, cols, kScaled ? kRescueColBlocks : sgemm::kMaxGridY);
+        const dim3 grid = sgemm::stage_grid(rows, cols);
         return SplitJob{rows, cols, src, ld, max_bits, big, small, static_cast<int>(grid.y)};
     };
     const SplitJob b =
@@ -950,7 +962,8 @@ void split(bool b_t, bool a_t, const sgemm::GemmArgs& args, const unsigned* row_
     // give at most 2^26 blocks); checked anyway, so that the grid size cannot wrap.
     const long long blocks = b.blocks() + a.blocks();
     if (blocks > INT_MAX) throw std::invalid_argument("step 12: the split would need more than 2^31 - 1 blocks");
-    const dim3 grid(static_cast<unsigned>(blocks));
+    const dim3 grid(
+        static_cast<unsigned>(kScaled ? std::min<long long>(blocks, 1ll * kSplitBlocksPerSm * sms) : blocks));
     const auto go = [&](auto kernel) {
         sgemm::launch_chained(kernel, grid, dim3(sgemm::kStageTile, sgemm::kStageRows), 0, stream, b, a, flag, ld_dst);
     };
@@ -1049,16 +1062,16 @@ struct Gemm {
             }
         }
         // [/doc:fused-launch]
-        if (!fused) split<kMode, kModeA, false>(b_t, a_t, args, nullptr, nullptr, flag, w, ld, stream);
+        if (!fused) split<kMode, kModeA, false>(b_t, a_t, args, nullptr, nullptr, flag, w, ld, p.sms, stream);
         {
             const ScanJob a_job{A, lda, M, !a_t, row_max}, b_job{B, ldb, N, b_t, col_max};
             const long long items = a_job.items(K) + b_job.items(K);
             const int blocks = static_cast<int>(
-                std::min<long long>((items + kScanThreads / 32 - 1) / (kScanThreads / 32), 32ll * p.sms));
+                std::min<long long>((items + kScanThreads / 32 - 1) / (kScanThreads / 32), kScanBlocksPerSm * p.sms));
             sgemm::launch_chained(sgemm_12_3xtf32_wgmma_scan, dim3(blocks), dim3(kScanThreads), 0, stream, K, a_job,
                                   b_job, flag);
         }
-        split<kMode, kModeA, true>(b_t, a_t, args, row_max, col_max, flag, w, ld, stream);
+        split<kMode, kModeA, true>(b_t, a_t, args, row_max, col_max, flag, w, ld, p.sms, stream);
 
         using Box = Boxes<BM, BN, BK>;
         // [doc:maps]
