@@ -256,8 +256,7 @@ TEST_P(KernelOnInputs, CorrectOnEveryDistribution) {
         Layout layout;
         bool third_pair;  // also the (alpha, beta) pair that is not a power of two
     };
-    // 1 x 512 x 997: one row of A with B's rows 16-byte aligned and K split (step 10's gemv m=1 kernel;
-    // step 12's fused kernel, whose TMA boxes are mostly rows past M).
+    // 1 x 512 x 997: one row of A with B's rows 16-byte aligned and K split (step 10's gemv m=1 kernel).
     const Case cases[] = {
         {{67, 65, 1}, {}, false},         {{129, 131, 2}, {}, false},         {{1, 257, 3}, {}, false},
         {{255, 127, 7}, {}, false},       {{257, 129, 33}, {}, true},         {{256, 256, 16384}, {}, false},
