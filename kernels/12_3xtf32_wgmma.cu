@@ -991,19 +991,28 @@ void launch_small_k(const sgemm::GemmArgs& args, cudaStream_t stream, const unsi
 // Template arguments as sgemm_12_3xtf32_wgmma's.
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
 struct Gemm {
+    // The fused kernel splits both operands for three products (not the 1xTF32 or split-A variants).
+    static constexpr bool kCanFuse = kProducts == 3 && !kSplitA;
+
     static void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
         const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;
         const Plan p = plan<BM, BN, BK>(args);
         if (p.small_k) return launch_small_k(args, stream);
-        // The step's promotion every 32 k becomes every 16 k on a short k-range (see doc:fine-promotion);
-        // the tuning variants with another promotion keep theirs.
-        auto* kernel = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, kSplitA>;
-        if constexpr (kPromote == kStepPromotion)
-            if (promotion_tiles(kPromote, p.k_tiles_per_split) == 1)
-                kernel = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, 1, kMode, kSplitA>;
+        // The GEMM kernel for this plan (kFused, kAMn, kBMn as the kernel's): the step's promotion every
+        // 32 k becomes every 16 k on a short k-range (see doc:fine-promotion); the tuning variants with
+        // another promotion keep theirs.
+        const auto gemm_kernel = [&]<bool kF, bool kAMn, bool kBMn>() {
+            auto* k =
+                sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, kSplitA, kF, kAMn, kBMn>;
+            if constexpr (kPromote == kStepPromotion)
+                if (promotion_tiles(kPromote, p.k_tiles_per_split) == 1)
+                    k = sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, 1, kMode, kSplitA, kF, kAMn,
+                                              kBMn>;
+            return k;
+        };
+        auto* kernel = gemm_kernel.template operator()<false, false, false>();
         constexpr int smem = smem_bytes(BM, BN, BK, STAGES, kProducts);
         sgemm::allow_dynamic_smem(kernel, smem);
-        constexpr bool kCanFuse = kProducts == 3 && !kSplitA;
         const bool fused = kCanFuse && runs_fused(args, p);
 
         const Workspace w = carve<kProducts, kSplitA>(args, p.splits, reinterpret_cast<std::uintptr_t>(workspace));
@@ -1033,17 +1042,11 @@ struct Gemm {
         // it runs only if flagged (its scan, scaled split, GEMM and reduction return at once otherwise).
         if constexpr (kCanFuse) {
             if (fused) {
-                // The kernel for the layout (A, B MN-major or not) and the promotion.
-                const bool fine = kPromote == kStepPromotion && promotion_tiles(kPromote, p.k_tiles_per_split) == 1;
-                const auto pick = [&]<bool kAMn, bool kBMn>() {
-                    return fine ? sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, 1, kMode, false, true,
-                                                        kAMn, kBMn>
-                                : sgemm_12_3xtf32_wgmma<BM, BN, BK, STAGES, GROUP_M, kProducts, kPromote, kMode, false,
-                                                        true, kAMn, kBMn>;
-                };
-                auto* fused_kernel = a_t
-                    ? (b_t ? pick.template operator()<true, false>() : pick.template operator()<true, true>())
-                    : (b_t ? pick.template operator()<false, false>() : pick.template operator()<false, true>());
+                // The kernel for the layout: A MN-major in TN and TT, B in NN and TN.
+                auto* fused_kernel = a_t ? (b_t ? gemm_kernel.template operator()<true, true, false>()
+                                                : gemm_kernel.template operator()<true, true, true>())
+                                         : (b_t ? gemm_kernel.template operator()<true, false, false>()
+                                                : gemm_kernel.template operator()<true, false, true>());
                 constexpr int fused_smem = smem_bytes(BM, BN, BK, STAGES, kProducts, true);
                 sgemm::allow_dynamic_smem(fused_kernel, fused_smem);
                 // A and B as stored: K-major boxes of BK floats by BM (BN) rows, or MN-major boxes of
@@ -1096,7 +1099,7 @@ struct Gemm {
         if (p.small_k)
             return "K < " + std::to_string(kMinTensorK) +
                 ": FP32 FFMA (the split's error would exceed the FP32 bound), 32x128 tile, thread 4x4";
-        const bool fused = kProducts == 3 && !kSplitA && runs_fused(args, p);
+        const bool fused = kCanFuse && runs_fused(args, p);
         const char* a_split = fused ? "A and B read as stored, split in smem a k-tile ahead"
             : kSplitA               ? "A copied, split in smem"
                                     : "A split in a pre-pass";
