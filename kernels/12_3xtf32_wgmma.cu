@@ -14,7 +14,10 @@
 // stay in FP32's normal range; the epilogue scales back. Below kMinTensorK the split's own error
 // would exceed the FP32 bound, and an FFMA kernel computes the (store-bound) product instead; the
 // same kernel takes over where rows or columns span too much for any scaling.
-// Few tiles and deep K split K across blocks with a fixed-order reduction (deterministic).
+// Few tiles and deep K split K across blocks with a fixed-order reduction (deterministic). Where
+// the pre-pass would cost more than it saves (few tiles, deep K, small problems), a fused kernel reads
+// A and B as stored and splits them in shared memory; a k-tile holding an element outside the band
+// is scaled into it there (or computed by FFMA where no power of two can), so nothing runs behind it.
 // See docs/kernels/12_3xtf32_wgmma.md.
 #include "common/check.h"
 #include "common/gpu_rates.h"
@@ -38,18 +41,26 @@ constexpr int kWgM = 64, kWgN = 128, kWgK = 8;
 // "64B swizzle" descriptor mode reads, so that the 8 rows of a core matrix hit different banks.
 constexpr int kSwizzleBytes = 64;
 
+// Named barrier of the fused kernel's consumers where they rescale a marked k-tile together.
+constexpr unsigned kRescaleBarrier = 4;
+// The fused kernel's per-warp magnitudes of a marked k-tile (see rescale_k_tile): 8 warps x 4 words;
+// then the block's split index, which the epilogue reads back (held in a register across the mainloop,
+// ptxas would spill it).
+constexpr int kRescaleWords = 8 * 4 + 1;
 // Dynamic shared memory: STAGES x (A big + A small: 2 x BM x BK, B big + B small: 2 x BN x BK)
 // floats (kProducts == 1: only the big halves), with kFused STAGES x the raw tiles of A and B
 // (BK x (BM + BN) floats) that TMA copies from the caller's matrices, the mbarriers after them
-// (full, empty, and with kFused ready), the scale exponents of the tile's BM rows and BN columns,
-// and up to 1 KB to align the start to 1024 bytes (TMA's swizzled destinations repeat every 512 bytes).
+// (full, empty, and with kFused ready, then a word per stage that marks a k-tile and the words of its
+// rescaling), the scale exponents of the tile's BM rows and BN columns, and up to 1 KB to align the
+// start to 1024 bytes (TMA's swizzled destinations repeat every 512 bytes).
 constexpr int stage_floats(int BM, int BN, int BK, int kProducts) { return (kProducts == 3 ? 2 : 1) * BK * (BM + BN); }
 constexpr int raw_floats(int BM, int BN, int BK) { return BK * (BM + BN); }
 constexpr int smem_bytes(int BM, int BN, int BK, int STAGES, int kProducts, bool kFused = false) {
     return 1024 +
         STAGES * (stage_floats(BM, BN, BK, kProducts) + (kFused ? raw_floats(BM, BN, BK) : 0)) *
         static_cast<int>(sizeof(float)) +
-        (kFused ? 3 : 2) * STAGES * 8 + (BM + BN) * static_cast<int>(sizeof(int));
+        (kFused ? 3 : 2) * STAGES * 8 + (kFused ? (STAGES + kRescaleWords) * 4 : 0) +
+        (BM + BN) * static_cast<int>(sizeof(int));
 }
 // Named barrier of the hand-over of the scale exponents (0 is __syncthreads'; 1 and 2 belong to the
 // warpgroups of the variant that splits A in shared memory).
@@ -130,9 +141,12 @@ using sgemm::mul_pow2;
 // transposed here; consecutive threads read consecutive rows, so neither form conflicts on banks). The
 // layout is a template argument: straight-line code, whose loads the compiler issues together.
 // `lo` and `hi` collect the smallest nonzero and the largest magnitude as bits, as the pre-pass does
-// (|x| - 1 wraps zero to the top); outside the band (or not finite), the pre-pass path computes C.
-// Inside it, rounding the bits half away from zero is cvt.rna.tf32's result in two integer
-// instructions (the conversion also checks for Inf and NaN, which the band leaves to the pre-pass).
+// (|x| - 1 wraps zero to the top). Inside the band, rounding the bits half away from zero is
+// cvt.rna.tf32's result in two integer instructions (the conversion also checks for Inf and NaN,
+// which lie outside the band). A thread that finds one of its elements outside the band (or not
+// finite) stores its elements again as they are (kAsStored: big = x, small = 0) and marks the k-tile,
+// which the consumers then scale into the band together before its products (or, where no scaling
+// can, compute by FFMA: ffma_k_tile).
 constexpr int kSplitAhead = 1;  // k-tiles split ahead of the one the tensor cores multiply (2: no faster)
 __device__ __forceinline__ float tf32_in_band(float x) {
     return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
@@ -159,15 +173,30 @@ __device__ __forceinline__ float4 lds4(std::uint32_t addr) {
                  : "memory");
     return x;
 }
+__device__ __forceinline__ unsigned lds_u32(std::uint32_t addr) {
+    unsigned x;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(x) : "r"(addr) : "memory");
+    return x;
+}
+__device__ __forceinline__ void sts_u32(std::uint32_t addr, unsigned x) {
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(x) : "memory");
+}
 __device__ __forceinline__ void sts4(std::uint32_t addr, float4 x) {
     asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "f"(x.x), "f"(x.y), "f"(x.z), "f"(x.w)
                  : "memory");
 }
-template <int BK, Tf32 kMode, bool kMnMajor>
+// The byte offset of chunk c (4 floats) of row r in a swizzled K-major tile (see kSwizzleBytes).
+template <int BK>
+__device__ __forceinline__ std::uint32_t swizzled_at(int r, int c) {
+    return 4 * (r * BK + 4 * (c ^ ((r >> 1) & 3)));
+}
+template <int BK, Tf32 kMode, bool kMnMajor, bool kAsStored = false>
 __device__ __forceinline__ void split_raw_rows(const float* raw, int R, int row0, float* big, float* small, int t,
                                                unsigned& lo, unsigned& hi) {
-    // kRound: cvt.rna's result wherever it matters (outside the band C is not taken from here).
-    const auto tf32 = [](float v) { return kMode == Tf32::kRound ? tf32_in_band(v) : to_tf32<kMode>(v); };
+    // kRound: cvt.rna's result wherever it matters (outside the band the elements are stored again as they are).
+    const auto tf32 = [](float v) {
+        return kAsStored ? v : kMode == Tf32::kRound ? tf32_in_band(v) : to_tf32<kMode>(v);
+    };
     static_assert(BK * sizeof(float) == kSwizzleBytes, "a row is one 64-byte swizzle row of 4 chunks");
     constexpr int kChunks = BK / 4;
     const std::uint32_t src = sgemm::smem_addr(raw), hi_at = sgemm::smem_addr(big), lo_at = sgemm::smem_addr(small);
@@ -183,14 +212,147 @@ __device__ __forceinline__ void split_raw_rows(const float* raw, int R, int row0
             r = row0 + u / kChunks, c = u % kChunks;
             x = lds4(src + 16 * (r * kChunks + c));
         }
-        track_band(x.x, lo, hi), track_band(x.y, lo, hi), track_band(x.z, lo, hi), track_band(x.w, lo, hi);
+        if constexpr (!kAsStored)
+            track_band(x.x, lo, hi), track_band(x.y, lo, hi), track_band(x.z, lo, hi), track_band(x.w, lo, hi);
         const float4 b = make_float4(tf32(x.x), tf32(x.y), tf32(x.z), tf32(x.w));
-        const std::uint32_t at = 4 * (r * BK + 4 * (c ^ ((r >> 1) & 3)));
+        const std::uint32_t at = swizzled_at<BK>(r, c);
         sts4(hi_at + at, b);
-        sts4(lo_at + at, make_float4(tf32(x.x - b.x), tf32(x.y - b.y), tf32(x.z - b.z), tf32(x.w - b.w)));
+        sts4(lo_at + at,
+             kAsStored ? make_float4(0.0f, 0.0f, 0.0f, 0.0f)
+                       : make_float4(tf32(x.x - b.x), tf32(x.y - b.y), tf32(x.z - b.z), tf32(x.w - b.w)));
     }
 }
+// A thread that found an element outside the band stores its elements of both operands as they are
+// (big = x, small = 0). Not inlined: its registers stay out of the mainloop's.
+template <int BM, int BN, int BK, Tf32 kMode, bool kAMn, bool kBMn>
+__device__ __noinline__ void store_as_stored(const float* raw_a, const float* raw_b, float* a_big, float* a_small,
+                                             float* b_big, float* b_small, int row0, int t) {
+    unsigned lo = ~0u, hi = 0;  // unused: kAsStored tracks nothing
+    split_raw_rows<BK, kMode, kAMn, true>(raw_a, BM, row0, a_big, a_small, t, lo, hi);
+    split_raw_rows<BK, kMode, kBMn, true>(raw_b, BN, row0, b_big, b_small, t, lo, hi);
+}
 // [/doc:split-ahead]
+
+// [doc:ffma-k-tile]
+// A marked k-tile that no scaling brings into the band (Inf, NaN, or magnitudes spanning more than
+// 2^52 in a slice): this warpgroup's 64 x 128 products by FFMA from the stage's tiles, k in order, a
+// call per 2 x 2 of the accumulators' fragment (rows r and r + 8, r = 16 (t / 32) + (t % 32) / 4;
+// columns n and n + 1, n = 8 j + 2 (t % 4)): a function of its own, whose registers do not add to
+// the mainloop's. An operand is big + small: x itself where its thread stored x and 0, within
+// 2^-22 |x| (exactly representable: 22 bits) where the split stands, as in the tensor cores' products.
+// The stage's tiles as split_stage leaves them, from the stage's shared-memory address: A_big, A_small
+// (BM x BK each), B^T_big, B^T_small (BN x BK each).
+template <int BM, int BN, int BK>
+struct StageTiles {
+    std::uint32_t a_big, a_small, b_big, b_small;
+    __device__ explicit StageTiles(std::uint32_t stage)
+        : a_big(stage),
+          a_small(stage + 4 * BM * BK),
+          b_big(stage + 8 * BM * BK),
+          b_small(stage + 8 * BM * BK + 4 * BN * BK) {}
+};
+template <int BM, int BN, int BK>
+__device__ __noinline__ float4 ffma_2x2(std::uint32_t stage, int r, int n) {
+    const StageTiles<BM, BN, BK> st(stage);
+    const auto sum = [](float4 x, float4 y) { return make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w); };
+    float4 d = make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // (r, n), (r, n + 1), (r + 8, n), (r + 8, n + 1)
+    const auto dot = [](float x, float4 a, float4 b) {
+        return fmaf(a.w, b.w, fmaf(a.z, b.z, fmaf(a.y, b.y, fmaf(a.x, b.x, x))));
+    };
+#pragma unroll
+    for (int c = 0; c < BK / 4; ++c) {  // 4 k a chunk
+        const auto at = [&](std::uint32_t tile, int row) { return lds4(tile + swizzled_at<BK>(row, c)); };
+        const float4 a0 = sum(at(st.a_big, r), at(st.a_small, r)), a1 = sum(at(st.a_big, r + 8), at(st.a_small, r + 8));
+        const float4 b0 = sum(at(st.b_big, n), at(st.b_small, n)), b1 = sum(at(st.b_big, n + 1), at(st.b_small, n + 1));
+        d = make_float4(dot(d.x, a0, b0), dot(d.y, a0, b1), dot(d.z, a1, b0), dot(d.w, a1, b1));
+    }
+    return d;
+}
+template <int BM, int BN, int BK, int kRegs>
+__device__ __forceinline__ void ffma_k_tile(float (&d)[kRegs], std::uint32_t stage, int row0, int t) {
+    static_assert(kRegs == kWgN / 2, "2 rows x kWgN / 4 columns per thread");
+    const int r = row0 + 16 * (t / 32) + (t % 32) / 4;
+#pragma unroll
+    for (int j = 0; j < kWgN / 8; ++j) {
+        const float4 v = ffma_2x2<BM, BN, BK>(stage, r, 8 * j + 2 * (t % 4));
+        d[4 * j] = v.x, d[4 * j + 1] = v.y, d[4 * j + 2] = v.z, d[4 * j + 3] = v.w;
+    }
+}
+// [/doc:ffma-k-tile]
+
+// [doc:rescale]
+// A marked k-tile goes through the tensor cores after all where one power of two for this warpgroup's
+// 64 rows of A and one for B^T's 128 rows bring every element into the band: each consumer thread
+// reads its chunks back (x = big + small: x itself where it was stored as is), the warps' smallest
+// nonzero and largest magnitudes meet in shared memory, and if neither slice holds Inf or NaN or
+// spans more than 2^52 (1 / kBandBottom), every element is scaled by 2^-e, e its slice's largest
+// exponent (exact: the results are normal), and split again in place. Returns e_A + e_B, which the
+// products are scaled back by, or kByFfma. Called by all 256 consumer threads (threads 0 .. 255 of the
+// block); `stats`: the shared-memory address of kRescaleWords words. Not inlined: its registers stay
+// out of the mainloop's.
+constexpr int kByFfma = INT_MIN;
+constexpr int kBandSpan = 52;
+static_assert(kBandBottom * 0x1p52f == 1.0f, "kBandSpan: the band's bottom below a largest element in [1, 2)");
+template <int BM, int BN, int BK, Tf32 kMode>
+__device__ __noinline__ int rescale_k_tile(std::uint32_t stage, std::uint32_t stats) {
+    const StageTiles<BM, BN, BK> st(stage);
+    const int t = threadIdx.x % 128, wg = threadIdx.x / 128, warp = threadIdx.x / 32;  // consumers: 0 .. 255
+    const auto tf32 = [](float v) { return kMode == Tf32::kRound ? tf32_in_band(v) : to_tf32<kMode>(v); };
+    constexpr int kChunks = BK / 4;
+    // This thread's chunks, as split_raw_rows stored them: rows wg * 64 + u / kChunks, u = t, t + 128,
+    // of A (i = 0, 1) and of B^T (i = 2, 3); read twice rather than held across the barrier (registers).
+    const auto chunk = [&](int i, std::uint32_t& big, std::uint32_t& small) {
+        const int u = t + 128 * (i % 2);
+        const std::uint32_t at = swizzled_at<BK>(wg * kWgM + u / kChunks, u % kChunks);
+        big = (i < 2 ? st.a_big : st.b_big) + at;
+        small = (i < 2 ? st.a_small : st.b_small) + at;
+        const float4 b = lds4(big), s = lds4(small);
+        return make_float4(b.x + s.x, b.y + s.y, b.z + s.z, b.w + s.w);
+    };
+    unsigned lo[2] = {~0u, ~0u}, hi[2] = {0, 0};  // A, B
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        std::uint32_t big, small;
+        const float4 x = chunk(i, big, small);
+        track_band(x.x, lo[i / 2], hi[i / 2]), track_band(x.y, lo[i / 2], hi[i / 2]);
+        track_band(x.z, lo[i / 2], hi[i / 2]), track_band(x.w, lo[i / 2], hi[i / 2]);
+    }
+#pragma unroll
+    for (int i = 0; i < 2; ++i) lo[i] = __reduce_min_sync(~0u, lo[i]), hi[i] = __reduce_max_sync(~0u, hi[i]);
+    if (t % 32 == 0)
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+            sts_u32(stats + 16 * warp + 8 * i, lo[i]), sts_u32(stats + 16 * warp + 8 * i + 4, hi[i]);
+    sgemm::named_barrier_sync(kRescaleBarrier, 256);
+    // Each warpgroup's slice of A, all of B; |x| - 1 wrapped zero to the top of lo.
+    unsigned a_lo[2] = {~0u, ~0u}, a_hi[2] = {0, 0}, b_lo = ~0u, b_hi = 0;
+#pragma unroll
+    for (int w = 0; w < 8; ++w) {
+        a_lo[w / 4] = min(a_lo[w / 4], lds_u32(stats + 16 * w)),
+                 a_hi[w / 4] = max(a_hi[w / 4], lds_u32(stats + 16 * w + 4));
+        b_lo = min(b_lo, lds_u32(stats + 16 * w + 8)), b_hi = max(b_hi, lds_u32(stats + 16 * w + 12));
+    }
+    const auto fits = [](unsigned l, unsigned h) {
+        return h == 0 || (h < 0x7f800000u && sgemm::float_exponent(h) - sgemm::float_exponent(l + 1) <= kBandSpan);
+    };
+    if (!(fits(a_lo[0], a_hi[0]) && fits(a_lo[1], a_hi[1]) && fits(b_lo, b_hi))) return kByFfma;
+    const unsigned own_hi = wg == 0 ? a_hi[0] : a_hi[1];  // (a constant index keeps a_hi in registers)
+    const int e[2] = {own_hi ? sgemm::float_exponent(own_hi) : 0, b_hi ? sgemm::float_exponent(b_hi) : 0};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        std::uint32_t big, small;
+        const float4 x = chunk(i, big, small);
+        const float4 y = make_float4(mul_pow2(x.x, -e[i / 2]), mul_pow2(x.y, -e[i / 2]), mul_pow2(x.z, -e[i / 2]),
+                                     mul_pow2(x.w, -e[i / 2]));
+        const float4 b = make_float4(tf32(y.x), tf32(y.y), tf32(y.z), tf32(y.w));
+        sts4(big, b);
+        sts4(small, make_float4(tf32(y.x - b.x), tf32(y.y - b.y), tf32(y.z - b.z), tf32(y.w - b.w)));
+    }
+    sgemm::fence_proxy_async_shared();  // st.shared -> visible to wgmma
+    sgemm::named_barrier_sync(kRescaleBarrier, 256);  // both halves of B^T rewritten
+    return e[0] + e[1];
+}
+// [/doc:rescale]
 
 // Template arguments: BM x BN x BK block tile, STAGES, GROUP_M (rasterization as in step 09),
 // kProducts: 3 (3xTF32) or 1 (TF32 only: the experiment that shows why three), kPromote: k-tiles
@@ -199,14 +361,13 @@ __device__ __forceinline__ void split_raw_rows(const float* raw, int R, int row0
 // kMode: how operands are split; kSplitA: A arrives unsplit and each consumer warpgroup splits its
 // own rows in shared memory (false: A_big and A_small come from the split kernel, like B); kFused:
 // both arrive as the caller stores them (a_big_map, b_big_map; kAMn, kBMn: MN-major) and are split
-// one k-tile ahead (see split_raw_rows), with K split (partials): flag[0] set means C is the
-// pre-pass path's to compute. only_if: return at once unless *only_if != 0 (nullptr: run).
+// one k-tile ahead (see split_raw_rows); flag, row_max and col_max are then unused (nullptr).
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA,
           bool kFused = false, bool kAMn = false, bool kBMn = false>
 __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     sgemm_12_3xtf32_wgmma(int M, int N, int K, float alpha, float beta, float* C, int ldc, bool c_vec2_ok,
-                          unsigned* flag, const unsigned* only_if, const unsigned* row_max, const unsigned* col_max,
-                          int k_tiles_per_split, float* partials, const __grid_constant__ CUtensorMap a_big_map,
+                          const unsigned* flag, const unsigned* row_max, const unsigned* col_max, int k_tiles_per_split,
+                          float* partials, const __grid_constant__ CUtensorMap a_big_map,
                           const __grid_constant__ CUtensorMap a_small_map,
                           const __grid_constant__ CUtensorMap b_big_map,
                           const __grid_constant__ CUtensorMap b_small_map) {  // B^T: N rows of K
@@ -220,6 +381,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     static_assert(kStageBytes <= stage_floats(BM, BN, BK, kProducts) * sizeof(float), "the boxes fit in a stage");
     static_assert(!kFused || kStageBytes == raw_floats(BM, BN, BK) * sizeof(float), "the raw boxes fill a raw stage");
     static_assert(!kFused || (kProducts == 3 && !kSplitA), "the fused kernel splits both operands, 3 products");
+    static_assert(!kFused || kPromote > 0, "a marked k-tile's products go to `part` alone, then scaled to `acc`");
     static_assert(!kFused || STAGES >= kSplitAhead + 2,
                   "k-tile kt + kSplitAhead is split into the stage of k-tile kt + kSplitAhead - STAGES, whose wgmma "
                   "group must be done (at most k-tiles kt and kt - 1 are running)");
@@ -248,7 +410,15 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     auto full = reinterpret_cast<std::uint64_t*>(raws + (kFused ? STAGES * raw_floats(BM, BN, BK) : 0));
     std::uint64_t* empty = full + STAGES;
     std::uint64_t* ready = empty + STAGES;  // kFused: stage s split by every consumer thread
-    int* exponents = reinterpret_cast<int*>(ready + (kFused ? STAGES : 0));  // BM row exponents, then BN column ones
+    // kFused: k-tile j (from the split's first) in stage s is marked (an element outside the band) if
+    // word s of `marks` holds j + 1 (no reset needed: a stage's next k-tile is split only after every
+    // consumer has read its mark); `stats`: the words rescale_k_tile's warps meet in.
+    const std::uint32_t marks = sgemm::smem_addr(ready + (kFused ? STAGES : 0));  // shared-memory addresses
+    // kFused: a marked k-tile's smallest nonzero and largest magnitudes (bits) of A and B, per warp, and
+    // the block's split index (see kRescaleWords).
+    const std::uint32_t stats = marks + 4 * STAGES;
+    int* exponents = reinterpret_cast<int*>(ready + (kFused ? STAGES : 0)) +
+        (kFused ? STAGES + kRescaleWords : 0);  // BM rows', then BN columns'
 
     const int tid = threadIdx.x;
     const int warp = tid / 32;
@@ -263,18 +433,23 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
 
     if (tid == 0) {
         if constexpr (kFused)
-            for (int s = 0; s < STAGES; ++s) sgemm::mbarrier_init(&ready[s], kConsumers);
+            for (int s = 0; s < STAGES; ++s) sgemm::mbarrier_init(&ready[s], kConsumers), sts_u32(marks + 4 * s, 0);
+        if constexpr (kFused) sts_u32(stats + 4 * 32, split);
         sgemm::init_stage_barriers(full, empty, STAGES, kConsumers);  // empty: every consumer thread arrives
     }
     // Launched while the split still runs: the setup above overlaps it; the operands, the flag and
     // C are touched only after it has finished.
     sgemm::wait_prior_grid();
     sgemm::allow_next_grid();
-    if (only_if != nullptr && *only_if == 0) return;  // the pre-pass path behind the fused kernel, not needed
     // Whether the pre-pass scaled the operands (some element lay outside the band): only then does
     // the epilogue scale back, with the exponents the producer's spare warps put in shared memory.
     // Read by each role after its setmaxnreg, like the tile.
-    auto is_scaled = [&] { return partials == nullptr && *flag != 0; };
+    auto is_scaled = [&] {
+        if constexpr (kFused)
+            return false;
+        else
+            return partials == nullptr && *flag != 0;
+    };
     __syncthreads();
 
     // [doc:producer]
@@ -325,7 +500,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     const bool scaled = is_scaled();
     // Set when the FFMA kernel computes C instead (see the split): then nothing is stored. Read now,
     // used at the end: its load costs the tile nothing.
-    const bool fallback = flag[1] != 0;
+    const bool fallback = !kFused && flag[1] != 0;
     const int wg = warp / 4;
     // The tensor cores add each product into D truncating, not rounding: over all of K that bias
     // grows with K (2.9e-5 at K = 4096 measured, 25x cuBLAS's error). So they accumulate only
@@ -336,21 +511,25 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     constexpr int kChunk = kPromote > 0 ? kPromote : 1;  // k-tiles per partial sum
 
     int pending = -1;  // a stage whose wgmma may still be reading it: released one k-tile later
-    // kFused: split raw stage s (its copy's phase `ph`) into stage s, then release the raw stage to
-    // the producer and tell both warpgroups (each reads all of B^T) that this thread's part is there.
-    unsigned band_lo = ~0u, band_hi = 0;
-    auto split_stage = [&](int s, int ph) {
+    // kFused: split raw stage s (its copy's phase `ph`, k-tile j) into stage s, then release the raw
+    // stage to the producer and tell both warpgroups (each reads all of B^T) that this thread's part
+    // is there, and whether it marked the k-tile.
+    auto split_stage = [&](int s, int ph, int j) {
         sgemm::mbarrier_wait(&full[s], ph);
-        split_raw_rows<BK, kMode, kAMn>(raw_a(s), BM, wg * kWgM, a_tile(s, 0), a_tile(s, 1), tid % 128, band_lo,
-                                        band_hi);
-        split_raw_rows<BK, kMode, kBMn>(raw_b(s), BN, wg * kWgM, b_tile(s, 0), b_tile(s, 1), tid % 128, band_lo,
-                                        band_hi);
+        unsigned lo = ~0u, hi = 0;
+        split_raw_rows<BK, kMode, kAMn>(raw_a(s), BM, wg * kWgM, a_tile(s, 0), a_tile(s, 1), tid % 128, lo, hi);
+        split_raw_rows<BK, kMode, kBMn>(raw_b(s), BN, wg * kWgM, b_tile(s, 0), b_tile(s, 1), tid % 128, lo, hi);
+        if (outside_band(lo, hi)) {
+            store_as_stored<BM, BN, BK, kMode, kAMn, kBMn>(raw_a(s), raw_b(s), a_tile(s, 0), a_tile(s, 1), b_tile(s, 0),
+                                                           b_tile(s, 1), wg * kWgM, tid % 128);
+            sts_u32(marks + 4 * s, j + 1);
+        }
         sgemm::fence_proxy_async_shared();  // st.shared -> visible to wgmma
         sgemm::mbarrier_arrive(&empty[s]);
         sgemm::mbarrier_arrive(&ready[s]);
     };
     if constexpr (kFused)
-        for (int i = 0; i < kSplitAhead && i < num_k_tiles; ++i) split_stage(i, 0);
+        for (int i = 0; i < kSplitAhead && i < num_k_tiles; ++i) split_stage(i, 0, i);
     // [doc:consumer]
     for (int kt = 0, s = 0, phase = 0; kt < num_k_tiles; ++kt) {  // k-tiles counted from the split's first
         sgemm::mbarrier_wait(kFused ? &ready[s] : &full[s], phase);
@@ -376,36 +555,61 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
         }
         // [/doc:split-a-in-smem]
         // [doc:k-tile-products]
-        sgemm::wgmma_fence();
         // The first product of a chunk overwrites `part` (scale-d = 0) instead of adding to it.
         int accumulate = kPromote == 0 || kt % kChunk != 0;
+        float(&d)[kRegs] = kPromote == 0 ? acc : part;
+        const auto products = [&](int accumulate) {
+            sgemm::wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += kWgK) {
-            // Descriptors of this warpgroup's 64 rows of A and all BN rows of B^T, kk floats in.
-            const std::uint64_t a_big = smem_descriptor(a_tile(s, 0) + wg * kWgM * BK + kk);
-            const std::uint64_t b_big = smem_descriptor(b_tile(s, 0) + kk);
-            float(&d)[kRegs] = kPromote == 0 ? acc : part;
-            if constexpr (kProducts == 3) {
-                // [doc:products]
-                // The two correction terms first: they are ~2^-11 of big*big, and adding them to
-                // the accumulator before big*big keeps more of their bits.
-                const std::uint64_t a_small = smem_descriptor(a_tile(s, 1) + wg * kWgM * BK + kk);
-                const std::uint64_t b_small = smem_descriptor(b_tile(s, 1) + kk);
-                sgemm::wgmma_m64n128k8_tf32(d, a_small, b_big, accumulate);
-                sgemm::wgmma_m64n128k8_tf32(d, a_big, b_small, 1);
+            for (int kk = 0; kk < BK; kk += kWgK) {
+                // Descriptors of this warpgroup's 64 rows of A and all BN rows of B^T, kk floats in.
+                const std::uint64_t a_big = smem_descriptor(a_tile(s, 0) + wg * kWgM * BK + kk);
+                const std::uint64_t b_big = smem_descriptor(b_tile(s, 0) + kk);
+                if constexpr (kProducts == 3) {
+                    // [doc:products]
+                    // The two correction terms first: they are ~2^-11 of big*big, and adding them to
+                    // the accumulator before big*big keeps more of their bits.
+                    const std::uint64_t a_small = smem_descriptor(a_tile(s, 1) + wg * kWgM * BK + kk);
+                    const std::uint64_t b_small = smem_descriptor(b_tile(s, 1) + kk);
+                    sgemm::wgmma_m64n128k8_tf32(d, a_small, b_big, accumulate);
+                    sgemm::wgmma_m64n128k8_tf32(d, a_big, b_small, 1);
+                    accumulate = 1;
+                }
+                sgemm::wgmma_m64n128k8_tf32(d, a_big, b_big, accumulate);
+                // [/doc:products]
                 accumulate = 1;
             }
-            sgemm::wgmma_m64n128k8_tf32(d, a_big, b_big, accumulate);
-            // [/doc:products]
-            accumulate = 1;
-        }
-        sgemm::wgmma_commit_group();
+            sgemm::wgmma_commit_group();
+        };
         // [/doc:k-tile-products]
+        // [doc:marked-k-tile]
+        // kFused, a marked k-tile: `part` takes it alone (what it held is added to `acc` first),
+        // rescaled into the band (or by FFMA), scaled back into `acc` at once, and left zero for the
+        // chunk's k-tiles after it to accumulate on.
+        const bool marked = kFused && lds_u32(marks + 4 * s) == kt + 1;
+        int unscale = 0;
+        if (marked) {
+            sgemm::wgmma_wait_group<0>();  // the k-tiles before it are done with `part`
+            if (accumulate)  // the chunk's k-tiles before it (zeros after a marked k-tile)
+#pragma unroll
+                for (int i = 0; i < kRegs; ++i) acc[i] += part[i];
+            accumulate = 0;
+            unscale = rescale_k_tile<BM, BN, BK, kMode>(sgemm::smem_addr(a_tile(s, 0)), stats);
+            if (unscale == kByFfma) ffma_k_tile<BM, BN, BK>(part, sgemm::smem_addr(a_tile(s, 0)), wg * kWgM, tid % 128);
+        }
+        if (!marked || unscale != kByFfma) products(accumulate);
+        if (marked) {
+            sgemm::wgmma_wait_group<0>();
+            const int e = unscale == kByFfma ? 0 : max(unscale, -252);  // below -252 every product rounds to 0
+#pragma unroll
+            for (int i = 0; i < kRegs; ++i) acc[i] += mul_pow2(part[i], e), part[i] = 0.0f;
+        }
+        // [/doc:marked-k-tile]
         // kFused: a later k-tile's split while the tensor cores work on this one.
         if constexpr (kFused)
             if (kt + kSplitAhead < num_k_tiles) {
                 const int ahead = s + kSplitAhead;
-                split_stage(ahead % STAGES, ahead >= STAGES ? phase ^ 1 : phase);
+                split_stage(ahead % STAGES, ahead >= STAGES ? phase ^ 1 : phase, kt + kSplitAhead);
             }
         // [doc:promotion]
         if (kPromote != 0 && (kt % kChunk == kChunk - 1 || kt == num_k_tiles - 1)) {
@@ -428,9 +632,6 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
     }
     // [/doc:consumer]
     sgemm::wgmma_wait_group<0>();
-    if constexpr (kFused)
-        if (__any_sync(0xffffffffu, outside_band(band_lo, band_hi)) && tid % 32 == 0)
-            atomicOr(flag, 1u);  // the pre-pass path takes over
 
     // [doc:epilogue]
     // ---- epilogue: thread t of the warpgroup holds rows r and r + 8, r = 16 (t / 32) + (t % 32) / 4,
@@ -441,7 +642,7 @@ __global__ void __launch_bounds__((BM / kWgM) * 128 + kProducerThreads, 1)
         if (fallback) return;
         // Split-K: this k-range's sums, still scaled, to the workspace (M x N per split); the
         // reduction adds the splits in order and finishes the epilogue.
-        float* p = partials + static_cast<std::size_t>(split) * M * N;
+        float* p = partials + static_cast<std::size_t>(kFused ? lds_u32(stats + 4 * 32) : split) * M * N;
 #pragma unroll
         for (int j = 0; j < kWgN / 8; ++j) {
             const int col = block_col + 8 * j + 2 * (t % 4);
@@ -730,17 +931,15 @@ __global__ void __launch_bounds__(kSmallThreads)
 
 // [doc:reduction]
 // ---- split-K's reduction: each element adds its splits' partial sums in split order (the same
-// bits on every run), undoes the scaling and applies alpha and beta.
+// bits on every run), undoes the scaling and applies alpha and beta. The fused kernel's: flag,
+// row_max and col_max nullptr (nothing scaled, no FFMA kernel behind it).
 __global__ void __launch_bounds__(256)
     sgemm_12_3xtf32_wgmma_reduce(int M, int N, int splits, const float* partials, const unsigned* row_max,
-                                 const unsigned* col_max, const unsigned* flag, int need_flag, float alpha, float beta,
-                                 float* C, int ldc) {
+                                 const unsigned* col_max, const unsigned* flag, float alpha, float beta, float* C,
+                                 int ldc) {
     sgemm::wait_prior_grid();
     sgemm::allow_next_grid();
-    if (flag[1] != 0) return;  // the FFMA kernel computes C
-    // need_flag 0: the fused kernel's partials, used unless it found an element outside the band;
-    // 1: the pre-pass path's behind it, used only then; -1: the pre-pass path's alone.
-    if (need_flag >= 0 && (flag[0] != 0) != (need_flag != 0)) return;
+    if (flag != nullptr && flag[1] != 0) return;  // the FFMA kernel computes C
     const std::size_t mn = static_cast<std::size_t>(M) * N;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < mn;
          i += std::size_t(gridDim.x) * blockDim.x) {
@@ -759,7 +958,8 @@ using sgemm::align256;
 // [doc:model]
 // Step 12's time on a shape, as its own plan and step 13's planner weigh it: its launches (the
 // chain of clear, split, scan, scaled split, GEMM and the FFMA fallback's check, plus a reduction
-// when K is split: one ordinary launch, the rest chained, kChainedLaunchSeconds each), the pre-pass
+// when K is split: one ordinary launch, the rest chained, kChainedLaunchSeconds each; the fused
+// kernel alone, or with its reduction), the pre-pass
 // (reads 4 and writes 8 bytes per element of A and B, at kSplitDramFraction of the DRAM peak: 0.59-0.72
 // for the split kernel under ncu on an H100, less with the chain's small kernels around it), and the
 // GEMM: waves of 128 x 128 tiles (one block per SM), each tile a fixed cost (the pipeline's fill and
@@ -780,13 +980,14 @@ constexpr double kTileSeconds = 6.5e-6, kUnpairedTileSeconds = 12e-6, kTensorFra
 constexpr double kSplitDramFraction = 0.55, kSmallKStoreFraction = 0.5;
 // [doc:fused-cost]
 // The fused kernel's k-tiles: its consumer warps split the next k-tile between issuing this one's wgmma
-// and waiting for them, and the tensor pipe waits on that work: active 52.5 % of the cycles on an H200
-// and on an H100 (Nsight Compute, 512 x 512 x 32768, split-K 8 x 4096 k), where the pre-pass GEMM's
-// mainloop reaches kTensorFraction. It pays where the pre-pass moves its 12 bytes an element through
-// DRAM: where the split copies (8 bytes an element) fit in half the L2, the pre-pass reads A and B
-// once and the GEMM reads the copies from the L2 (1024^3 on an H100: 54.5 us with the pre-pass,
-// 58.2 us fused), so the plan takes the fused kernel only where they do not.
-constexpr double kFusedTensorFraction = 0.525;
+// and waiting for them, and the tensor pipe waits on that work (active 52.5 % of the cycles on an H200
+// and on an H100, Nsight Compute, 512 x 512 x 32768), where the pre-pass GEMM's mainloop reaches
+// kTensorFraction; its tile's fixed cost is smaller (no split copies to wait for). Against that it
+// saves the pre-pass (12 bytes an element of A and B through DRAM) and the chain's other launches:
+// small problems, few tiles over a deep K, skinny and short-K shapes. The two constants are a
+// least-squares fit of measured time on the fused rows of two fresh zoos, an H100's and an H200's
+// (scripts/fit_models --grid; docs/kernels/appendix-12-variants.md#the-fused-kernels-cost).
+constexpr double kFusedTensorFraction = 0.44, kFusedTileSeconds = 4e-6;
 // [/doc:fused-cost]
 // [doc:fine-promotion]
 // A block whose k-range is short promotes every k-tile (16 k) instead of every second: with few
@@ -808,7 +1009,6 @@ constexpr int kChainLaunches = 6;  // clear, split, scan, scaled split, GEMM, fa
 
 struct Rates {
     int sms;
-    long long l2_bytes;
     double tensor;  // 3xTF32 FLOP/s of one SM at kTensorFraction
     double dram;  // DRAM bytes/s a streaming kernel reaches
     double split;  // DRAM bytes/s the pre-pass reaches
@@ -816,7 +1016,7 @@ struct Rates {
 Rates rates_at_hand() {
     const sgemm::GpuAtHand& g = sgemm::gpu_at_hand();
     const double dram_peak = sgemm::dram_peak_bytes_per_s(g.mem_clock_hz, g.bus_bits);
-    return {g.sms, g.l2_bytes, sgemm::tf32_tensor_peak_flops(g.cc, g.sms, g.sm_clock_hz) / 3 / g.sms * kTensorFraction,
+    return {g.sms, sgemm::tf32_tensor_peak_flops(g.cc, g.sms, g.sm_clock_hz) / 3 / g.sms * kTensorFraction,
             dram_peak * sgemm::kStreamDramFraction, dram_peak * kSplitDramFraction};
 }
 
@@ -824,7 +1024,8 @@ Rates rates_at_hand() {
 // `promote_every_tile`: each k-tile kFinePromotionCost longer; `pairs`: the epilogue stores C two
 // floats at a time, its rows 8-byte aligned (split-K tiles store their partial sums in pairs
 // wherever N is even); `fused`: it reads A and B as stored (4 bytes an element, not the split
-// copies' 8) and its k-tiles reach kFusedTensorFraction of the tensor peak, not kTensorFraction.
+// copies' 8), its k-tiles reach kFusedTensorFraction of the tensor peak, not kTensorFraction, and its
+// tile's fixed cost is kFusedTileSeconds where the pre-pass GEMM's is kTileSeconds.
 double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const Rates& r, bool pairs,
                     bool promote_every_tile = false, bool fused = false) {
     const double mk = double(a.M) * a.K, kn = double(a.K) * a.N, mn = double(a.M) * a.N;
@@ -832,7 +1033,8 @@ double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const R
     const double waves = std::ceil(double(sgemm::tile_total(a.M, a.N, 128, 128)) * splits / r.sms);
     const double tile_seconds = 2.0 * 128 * 128 * 16 * per_split / r.tensor *
         (promote_every_tile ? 1 + kFinePromotionCost : 1) * (fused ? kTensorFraction / kFusedTensorFraction : 1);
-    const double fixed = (splits > 1 ? a.N % 2 == 0 : pairs) ? kTileSeconds : kUnpairedTileSeconds;
+    const double fixed = ((splits > 1 ? a.N % 2 == 0 : pairs) ? kTileSeconds : kUnpairedTileSeconds) *
+        (fused ? kFusedTileSeconds / kTileSeconds : 1);
     const double gemm = std::max(waves * (fixed + tile_seconds), ((fused ? 4 : 8) * (mk + kn) + c_bytes) / r.dram);
     return gemm + (splits > 1 ? (8 * mn * splits + c_bytes) / r.dram + kChainedLaunchSeconds : 0);
 }
@@ -844,21 +1046,21 @@ double gemm_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const R
 // says pay for their partial sums' extra bytes and reduction, all in one wave. The choice depends on
 // the shape and beta alone, not on where C lies (the model takes C's rows 8-byte aligned where N is
 // even, as with ldc = N), so that the workspace a shape needs is known without the pointers.
-// With K split, the fused kernel replaces the pre-pass where TMA can read A and B as stored (rows
-// 16-byte aligned; the pointers are checked at launch, the plan sees the leading dimensions) and the
-// split copies would not fit in half the L2 (doc:fused-cost).
+// The fused kernel replaces the pre-pass and its chain where the model says it is faster and TMA can
+// read A and B as stored (rows 16-byte aligned; the pointers are checked at launch, the plan sees
+// the leading dimensions): doc:fused-cost.
 struct Plan {
     bool small_k = false;
     int splits = 1, k_tiles_per_split = 0;
     int sms = 0;  // the SMs of the device it was made for (the grids of the pre-pass and reduction)
-    bool fused = false;  // split-K by the fused kernel, the pre-pass path behind it for inputs outside the band
+    bool fused = false;  // the fused kernel (and its reduction where K is split), nothing else
 };
 
-// The whole chain on one path: launches (the fused kernel's chain has its GEMM and reduction in front
-// of the pre-pass path's, whose launches then return at once), the pre-pass, the GEMM.
+// The whole of one path: launches (the chain's six, or the fused kernel alone; a reduction is in
+// gemm_seconds), the pre-pass, the GEMM.
 double path_seconds(const sgemm::GemmArgs& a, int splits, int per_split, const Rates& r, bool pairs, bool fused,
                     bool promote_every_tile = false) {
-    const double launches = kLaunchSeconds + (kChainLaunches - 1 + (fused ? 1 : 0)) * kChainedLaunchSeconds;
+    const double launches = kLaunchSeconds + (fused ? 0 : kChainLaunches - 1) * kChainedLaunchSeconds;
     const double prepass = fused ? 0.0 : 12 * (double(a.M) * a.K + double(a.K) * a.N) / r.split;
     return launches + prepass + gemm_seconds(a, splits, per_split, r, pairs, promote_every_tile, fused);
 }
@@ -869,16 +1071,15 @@ Plan plan(const sgemm::GemmArgs& a) {
     const int k_tiles = sgemm::ceil_div(a.K, BK);
     const long long tiles = sgemm::tile_total(a.M, a.N, BM, BN);
     const Rates r = rates_at_hand();
-    const bool fusable =
-        a.lda % 4 == 0 && a.ldb % 4 == 0 && 8 * (double(a.M) * a.K + double(a.K) * a.N) > r.l2_bytes / 2;
+    const bool fusable = a.lda % 4 == 0 && a.ldb % 4 == 0;
     Plan best{.small_k = false, .splits = 1, .k_tiles_per_split = k_tiles, .sms = r.sms};
     double best_seconds = path_seconds(a, 1, k_tiles, r, a.N % 2 == 0, false);
     const long long most = std::min<long long>(tiles < r.sms ? r.sms / tiles : 1, k_tiles);
-    for (int s = 2; s <= most; ++s) {
+    for (int s = 1; s <= most; ++s) {
         const int per_split = sgemm::ceil_div(k_tiles, s);
         if (sgemm::ceil_div(k_tiles, per_split) != s) continue;  // the same ranges as fewer splits
         for (const bool fused : {false, true}) {
-            if (fused && !fusable) continue;
+            if ((fused && !fusable) || (s == 1 && !fused)) continue;  // s = 1 unfused: best's start
             const double seconds = path_seconds(a, s, per_split, r, a.N % 2 == 0, fused);
             if (seconds < best_seconds) {
                 best = {.small_k = false, .splits = s, .k_tiles_per_split = per_split, .sms = r.sms, .fused = fused};
@@ -1019,17 +1220,6 @@ struct Gemm {
         const auto& [b_big, b_small, a_big, a_small, partials, row_max, col_max, flag, bytes, maxima_bytes] = w;
         const long long ld = pitch_floats(K);
         const unsigned* a_scale = row_max;
-
-        // [doc:launch-sequence]
-        // One chain of kernels, each launched while the one before it runs (launch_chained): clear
-        // the maxima and the flags; split both operands unscaled, flagging elements outside the band;
-        // then, only if one was, scan for the maxima and split again, scaled (otherwise these two
-        // launches return at once). wgmma reads both K-major: B is transposed in NN, A in TN and TT.
-        const long long words = static_cast<long long>(maxima_bytes / sizeof(unsigned));
-        const long long clear_blocks = std::min<long long>((words + 255) / 256, 4ll * p.sms);
-        sgemm::launch_checked(sgemm_12_3xtf32_wgmma_clear, dim3(static_cast<unsigned>(clear_blocks)), dim3(256), 0,
-                              stream, row_max, words);
-        constexpr Tf32 kModeA = kSplitA ? Tf32::kCopy : kMode;  // kCopy: scale (if so), no split
         const bool a_t = op_a == sgemm::Op::kT, b_t = op_b == sgemm::Op::kT;
         const bool c_vec2_ok = sgemm::rows_are_8b_aligned(C, ldc);
         const dim3 block((BM / kWgM) * 128 + kProducerThreads);
@@ -1037,9 +1227,8 @@ struct Gemm {
         const std::size_t mn = static_cast<std::size_t>(M) * N;
         const int reduce_blocks = static_cast<int>(std::min<std::size_t>((mn + 255) / 256, 32ull * p.sms));
         // [doc:fused-launch]
-        // The fused kernel, where it runs, computes the partial sums from A and B as stored and flags
-        // an element outside the band; its reduction writes C unless flagged. The pre-pass path after
-        // it runs only if flagged (its scan, scaled split, GEMM and reduction return at once otherwise).
+        // The fused kernel, where it runs, is the whole GEMM: it reads A and B as stored, and with K
+        // split its reduction follows it. Nothing to clear, scan or split beforehand.
         if constexpr (kCanFuse) {
             if (fused) {
                 // The kernel for the layout: A MN-major in TN and TT, B in NN and TN.
@@ -1058,14 +1247,27 @@ struct Gemm {
                     ? sgemm::make_tensor_map_2d(B, N, K, ldb, {BN, BK}, CU_TENSOR_MAP_SWIZZLE_NONE)
                     : sgemm::make_tensor_map_2d(B, K, N, ldb, {BK, BN}, CU_TENSOR_MAP_SWIZZLE_NONE);
                 sgemm::launch_chained(fused_kernel, grid, block, fused_smem, stream, M, N, K, alpha, beta, C, ldc,
-                                      c_vec2_ok, flag, nullptr, a_scale, col_max, p.k_tiles_per_split, partials, a_map,
-                                      a_map, b_map, b_map);
-                sgemm::launch_chained(sgemm_12_3xtf32_wgmma_reduce, dim3(reduce_blocks), dim3(256), 0, stream, M, N,
-                                      p.splits, partials, a_scale, col_max, flag, 0, alpha, beta, C, ldc);
+                                      c_vec2_ok, nullptr, nullptr, nullptr, p.k_tiles_per_split, partials, a_map, a_map,
+                                      b_map, b_map);
+                if (partials)
+                    sgemm::launch_chained(sgemm_12_3xtf32_wgmma_reduce, dim3(reduce_blocks), dim3(256), 0, stream, M, N,
+                                          p.splits, partials, nullptr, nullptr, nullptr, alpha, beta, C, ldc);
+                return;
             }
         }
         // [/doc:fused-launch]
-        if (!fused) split<kMode, kModeA, false>(b_t, a_t, args, nullptr, nullptr, flag, w, ld, p.sms, stream);
+
+        // [doc:launch-sequence]
+        // One chain of kernels, each launched while the one before it runs (launch_chained): clear
+        // the maxima and the flags; split both operands unscaled, flagging elements outside the band;
+        // then, only if one was, scan for the maxima and split again, scaled (otherwise these two
+        // launches return at once). wgmma reads both K-major: B is transposed in NN, A in TN and TT.
+        const long long words = static_cast<long long>(maxima_bytes / sizeof(unsigned));
+        const long long clear_blocks = std::min<long long>((words + 255) / 256, 4ll * p.sms);
+        sgemm::launch_checked(sgemm_12_3xtf32_wgmma_clear, dim3(static_cast<unsigned>(clear_blocks)), dim3(256), 0,
+                              stream, row_max, words);
+        constexpr Tf32 kModeA = kSplitA ? Tf32::kCopy : kMode;  // kCopy: scale (if so), no split
+        split<kMode, kModeA, false>(b_t, a_t, args, nullptr, nullptr, flag, w, ld, p.sms, stream);
         {
             const ScanJob a_job{A, lda, M, !a_t, row_max}, b_job{B, ldb, N, b_t, col_max};
             const long long items = a_job.items(K) + b_job.items(K);
@@ -1085,12 +1287,11 @@ struct Gemm {
         const CUtensorMap a_big_map = map(a_big, M, ld, Box::a), a_small_map = map(a_small, M, ld, Box::a);
         const CUtensorMap b_big_map = map(b_big, N, ld, Box::b), b_small_map = map(b_small, N, ld, Box::b);
         // [/doc:maps]
-        sgemm::launch_chained(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, flag,
-                              fused ? flag : nullptr, a_scale, col_max, p.k_tiles_per_split, partials, a_big_map,
-                              a_small_map, b_big_map, b_small_map);
+        sgemm::launch_chained(kernel, grid, block, smem, stream, M, N, K, alpha, beta, C, ldc, c_vec2_ok, flag, a_scale,
+                              col_max, p.k_tiles_per_split, partials, a_big_map, a_small_map, b_big_map, b_small_map);
         if (partials)
             sgemm::launch_chained(sgemm_12_3xtf32_wgmma_reduce, dim3(reduce_blocks), dim3(256), 0, stream, M, N,
-                                  p.splits, partials, a_scale, col_max, flag, fused ? 1 : -1, alpha, beta, C, ldc);
+                                  p.splits, partials, a_scale, col_max, flag, alpha, beta, C, ldc);
         launch_small_k(args, stream, flag + 1);  // returns at once unless a row or column spans too much
     }
 
@@ -1106,7 +1307,9 @@ struct Gemm {
         return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) +
             " tile, 2 warpgroups of wgmma " + "m64n128k8, " + std::to_string(kProducts) + "xTF32 (" +
             (kMode == Tf32::kRound ? "rounded" : "truncated") + " split, " + a_split + "), " +
-            "rows of A and columns of B scaled by powers of two where needed, " +
+            (fused ? "k-tiles holding an element outside [2^" + std::to_string(std::ilogb(kBandBottom)) + ", 2^" +
+                     std::to_string(std::ilogb(kBandTop)) + ") scaled into it in smem (by FFMA where none fits), "
+                   : "rows of A and columns of B scaled by powers of two where needed, ") +
             (kPromote ? "FADD every " + std::to_string(promotion_tiles(kPromote, p.k_tiles_per_split) * BK) + " k"
                       : std::string("no promotion")) +
             ", " + std::to_string(STAGES) + " TMA stages, group " + std::to_string(GROUP_M) +

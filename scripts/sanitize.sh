@@ -8,7 +8,7 @@ PROG=sanitize.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # Odd shapes; deep-K ones (split-K configurations and their reduction; at 64 x 64 x 32772 step 12's
-# fused kernel, whose operands outgrow the L2) and a matrix-vector one.
+# fused kernel) and a matrix-vector one.
 MEMCHECK_SHAPES=('257,255,263' '33,4097,17' '1,1,1' '64,64,8192' '64,64,32772' '1000,1,3000')
 # racecheck is slow: small, odd; deep (split-K; the fused kernel); K below 16
 RACE_SHAPES=('129,131,67' '64,64,4099' '64,64,32772' '77,300,9')

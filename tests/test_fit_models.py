@@ -73,6 +73,22 @@ class CopiesOfTheModels(unittest.TestCase):
         self.assertGreater(off, 100)
 
 
+    def test_a_fused_plan_uses_the_fused_constants_only(self):
+        # The fused kernel has no pre-pass: its time follows its own mainloop fraction and tile cost, not
+        # the pre-pass GEMM's fraction or the pre-pass's DRAM fraction.
+        g = dict(sms=132, clock=1.98e9, dram=3.35e12)
+        plan = dict(splits=8, per=256, fine=False, fused=True)
+        t = fm.step12(g, 512, 512, 32768, plan, fm.NOW12)
+        for name in ("fraction", "split"):
+            self.assertAlmostEqual(fm.step12(g, 512, 512, 32768, plan, dict(fm.NOW12, **{name: fm.NOW12[name] * 0.9})),
+                                   t, delta=1e-12, msg=name)
+        for name in ("fused_fraction", "fused_tile"):
+            self.assertNotAlmostEqual(
+                fm.step12(g, 512, 512, 32768, plan, dict(fm.NOW12, **{name: fm.NOW12[name] * 0.9})), t, delta=1e-7,
+                msg=name)
+        self.assertNotAlmostEqual(fm.step12(g, 512, 512, 32768, dict(plan, fused=False), fm.NOW12), t, delta=1e-7)
+
+
 class Tool(unittest.TestCase):
     def test_a_file_without_rows_exits_1(self):
         with tempfile.TemporaryDirectory() as d:
