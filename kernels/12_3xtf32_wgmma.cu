@@ -62,6 +62,10 @@ constexpr int smem_bytes(int BM, int BN, int BK, int STAGES, int kProducts, bool
         (kFused ? 3 : 2) * STAGES * 8 + (kFused ? (STAGES + kRescaleWords) * 4 : 0) +
         (BM + BN) * static_cast<int>(sizeof(int));
 }
+// The most dynamic shared memory a block may opt into on sm_90, the only target of these kernels
+// (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KB on the H100 and H200).
+constexpr int kSm90SmemPerBlock = 227 * 1024;
+static_assert(smem_bytes(128, 128, 16, 7, 3) <= kSm90SmemPerBlock, "the pre-pass GEMM fits with up to 7 stages");
 // Named barrier of the hand-over of the scale exponents (0 is __syncthreads'; 1 and 2 belong to the
 // warpgroups of the variant that splits A in shared memory).
 constexpr unsigned kExponentBarrier = 3;
@@ -1192,8 +1196,15 @@ void launch_small_k(const sgemm::GemmArgs& args, cudaStream_t stream, const unsi
 // Template arguments as sgemm_12_3xtf32_wgmma's.
 template <int BM, int BN, int BK, int STAGES, int GROUP_M, int kProducts, int kPromote, Tf32 kMode, bool kSplitA>
 struct Gemm {
-    // The fused kernel splits both operands for three products (not the 1xTF32 or split-A variants).
-    static constexpr bool kCanFuse = kProducts == 3 && !kSplitA;
+    // [doc:can-fuse]
+    // The fused kernel splits both operands for three products and needs a promotion, whose `part` takes a
+    // marked k-tile's products alone (not the 1xTF32, split-A or no-promotion variants: they keep the
+    // pre-pass path, as misaligned operands do).
+    // Its raw stages must fit beside the split ones: 4 stages do, 5 do not (the stage-count variants above 4
+    // keep the pre-pass path too).
+    static constexpr bool kCanFuse = kProducts == 3 && !kSplitA && kPromote > 0 &&
+        smem_bytes(BM, BN, BK, STAGES, kProducts, true) <= kSm90SmemPerBlock;
+    // [/doc:can-fuse]
 
     static void launch(const sgemm::GemmArgs& args, void* workspace, cudaStream_t stream) {
         const auto& [M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, op_a, op_b] = args;

@@ -295,7 +295,8 @@ INSTANTIATE_TEST_SUITE_P(Registered, KernelOnInputs,
 // kernel, and from the pre-pass's copies otherwise; both split alike and sum in the same order, so the
 // same operands one float off their alignment must give the same bits on inputs inside the band. On
 // inputs with elements outside it (all of them: `tiny`; a few: `special`, `scaled`) the fused kernel
-// takes the k-tiles that hold one through FFMA and the pre-pass path scales: both right, not the same bits.
+// scales each k-tile that holds one on its own (by FFMA where no power of two fits) and the pre-pass
+// path scales rows and columns over all of K: both right, not the same bits.
 TEST(Step12, FusedKernelGivesThePrePassPathsBits) {
     SKIP_WITHOUT_GPU();
     const KernelInfo* k = find_kernel("12");
