@@ -1405,6 +1405,24 @@ class SassParsingTest(unittest.TestCase):
         self.assertIn("| FFMA | HGMMA | LDS.128 |", table)
         self.assertNotIn("TMA", table)  # an optional column only where some kernel has TMA copies
 
+    def test_sass_stats_demangles_enumeration_arguments(self):
+        """An enumeration's template argument reads as c++filt writes it, whether the mangled name spells
+        its type (N...E) or refers to it by a substitution (S1_: the anonymous namespace is S_, the
+        function S0_, the enumeration type S1_): step 12's instantiations differ there and after it."""
+        ss = sr.load_script(os.path.join(SCRIPTS, "sass_stats"), "sass_stats_enum_mod")
+        ns = "_ZN51_GLOBAL__N__07881cff_18_12_3xtf32_wgmma_cu_b11778e1"
+        self.assertEqual(
+            ss.demangle(ns + "21sgemm_12_3xtf32_wgmmaILi128ELi128ELi16ELi4ELi8ELi3ELi2ELNS_4Tf32E1ELb0ELb1ELb0ELb1EEEviiiffPf"),
+            "sgemm_12_3xtf32_wgmma<128, 128, 16, 4, 8, 3, 2, (Tf32)1, false, true, false, true>")
+        self.assertEqual(ss.demangle(ns + "27sgemm_12_3xtf32_wgmma_splitILb1ELb0ELNS_4Tf32E1ELS1_0ELb1EEEvNS_8SplitJobE"),
+                         "sgemm_12_3xtf32_wgmma_split<true, false, (Tf32)1, (Tf32)0, true>")
+        # A type argument reads as its last name: the timeline build's step 08 differs from the plain one there.
+        self.assertEqual(ss.demangle("_ZN12_GLOBAL__N_125sgemm_08_double_bufferingILi128ELb1EN5sgemm5trace11RecordTraceEEEvi"),
+                         "sgemm_08_double_buffering<128, true, RecordTrace>")
+        # A substitution that names no component seen so far, or an argument of another kind: '?', then '…'.
+        self.assertEqual(ss.demangle("_Z3fooILS5_1EEvv"), "foo<?, …>")
+        self.assertEqual(ss.demangle("_Z3fooILi1ELPKc0EEvv"), "foo<1, ?, …>")
+
     def test_sass_stats_steps_from_the_registry(self):
         """A function's step is its registered kernel's (the longest function prefix), not a number read
         from its name: a step 13 is placed after step 12, a function of no kernel last."""
