@@ -1346,6 +1346,7 @@ struct Gemm {
 };
 
 using Step12 = Gemm<128, 128, 16, 4, 8, 3, kStepPromotion, Tf32::kRound, false>;
+static_assert(Step12::kCanFuse, "the step takes the fused kernel where its plan says (model_seconds counts on it)");
 
 // [doc:model-total]
 // The whole launch, as step 13's planner weighs it against step 10's (see "doc:model" above).
